@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "YUV", dependencies: ["CYUV", "Media"]),
         .target(name: "Capture", dependencies: ["Media", "YUV"]),
         .target(name: "Encoding", dependencies: ["Media"]),
-        .target(name: "Codecs", dependencies: ["CX264", "CVPX", "CAVCodec", "Media", "Encoding"]),
+        .target(name: "Codecs", dependencies: ["CX264", "CVPX", "CAVCodec", "Media", "Encoding", "YUV"]),
         .target(name: "RTP", dependencies: ["CSRTP", "Media"]),
         .target(name: "Recovery", dependencies: ["Media"]),
         .target(name: "ScreenShare", dependencies: ["Media", "YUV", "Capture", "Encoding", "Codecs", "RTP", "Recovery"]),

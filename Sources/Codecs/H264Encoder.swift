@@ -1,0 +1,112 @@
+import CX264
+import Encoding
+import Media
+import YUV
+
+/// libx264 set up for live screen sharing: zero latency, no B-frames, SPS/PPS
+/// repeated before each IDR (a receiver that joins or loses packets can always
+/// start from a keyframe), Annex-B output, timestamps in 90 kHz units.
+public final class H264Encoder: @unchecked Sendable {
+    // Safety: an encoder is driven from one thread at a time.
+    public private(set) var settings: EncoderSettings
+    private let handle: OpaquePointer
+    private var param = x264_param_t()
+    private var input = x264_picture_t()
+    private var output = x264_picture_t()
+
+    /// Long enough that the stream never stalls waiting on a periodic IDR;
+    /// keyframes come when a receiver asks (PLI/FIR) or recovery needs one.
+    public static let keyframeInterval = 300
+
+    public init(settings: EncoderSettings) throws(CodecError) {
+        self.settings = settings
+        guard x264_param_default_preset(&param, settings.preset, "zerolatency") == 0 else {
+            throw CodecError(codec: "x264", operation: "preset", detail: "unknown preset \(settings.preset)")
+        }
+        H264Encoder.apply(settings, to: &param)
+        guard x264_param_apply_profile(&param, settings.profile.rawValue) == 0 else {
+            throw CodecError(codec: "x264", operation: "profile", detail: "cannot apply \(settings.profile.rawValue)")
+        }
+        guard let opened = CX264_encoder_open(&param) else {
+            throw CodecError(codec: "x264", operation: "open",
+                             detail: "\(settings.width)×\(settings.height) at \(settings.fps) fps was refused")
+        }
+        handle = opened
+        x264_picture_init(&input)
+        input.img.i_csp = X264_CSP_I420
+        input.img.i_plane = 3
+    }
+
+    deinit {
+        x264_encoder_close(handle)
+    }
+
+    private static func apply(_ s: EncoderSettings, to p: inout x264_param_t) {
+        p.i_width = Int32(s.width)
+        p.i_height = Int32(s.height)
+        p.i_csp = X264_CSP_I420
+        p.i_fps_num = UInt32(s.fps)
+        p.i_fps_den = 1
+        p.i_timebase_num = 1
+        p.i_timebase_den = 90_000
+        // Rate control follows real capture times: a still screen sends few frames.
+        p.b_vfr_input = 1
+        p.i_threads = Int32(s.threads)
+        p.b_sliced_threads = s.threads > 1 ? 1 : 0
+        p.i_keyint_max = Int32(keyframeInterval)
+        p.i_keyint_min = 1
+        p.i_bframe = 0
+        p.b_repeat_headers = 1
+        p.b_annexb = 1
+        p.i_level_idc = Int32(s.level.idc)
+        p.i_log_level = X264_LOG_ERROR
+        p.rc.i_rc_method = X264_RC_ABR
+        H264Encoder.applyRate(s, to: &p)
+        if s.favourDetail {
+            // Text is sharp edges on flat colour: spend bits on detail rather
+            // than on psycho-visual smoothing, and keep edges unfiltered.
+            p.analyse.b_psy = 0
+            p.i_deblocking_filter_alphac0 = -1
+            p.i_deblocking_filter_beta = -1
+        }
+    }
+
+    private static func applyRate(_ s: EncoderSettings, to p: inout x264_param_t) {
+        let kbps = max(50, s.bitrate / 1000)
+        p.rc.i_bitrate = Int32(kbps)
+        p.rc.i_vbv_max_bitrate = Int32(kbps)
+        // A VBV of about a quarter second bounds how far one frame can overshoot the link.
+        p.rc.i_vbv_buffer_size = Int32(max(kbps / 4, 30))
+    }
+
+    /// Changes the bitrate on a running encoder (no new keyframe, no renegotiation).
+    public func setBitrate(_ bitrate: Int) throws(CodecError) {
+        settings.bitrate = bitrate
+        H264Encoder.applyRate(settings, to: &param)
+        guard x264_encoder_reconfig(handle, &param) == 0 else {
+            throw CodecError(codec: "x264", operation: "reconfigure", detail: "bitrate \(bitrate) refused")
+        }
+    }
+
+    /// Encodes one picture; nil when x264 produced nothing for it.
+    public func encode(_ picture: I420Picture, rtpTimestamp: UInt32, pts: Int64, keyframe: Bool) throws(CodecError) -> EncodedFrame? {
+        precondition(picture.width == settings.width && picture.height == settings.height)
+        input.i_type = keyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
+        input.i_pts = pts
+        input.img.i_stride = (Int32(picture.strideY), Int32(picture.strideUV), Int32(picture.strideUV), 0)
+        input.img.plane = (picture.planeY, picture.planeU, picture.planeV, nil)
+        var nals: UnsafeMutablePointer<x264_nal_t>?
+        var count: Int32 = 0
+        let size = x264_encoder_encode(handle, &nals, &count, &input, &output)
+        guard size >= 0 else {
+            throw CodecError(codec: "x264", operation: "encode", detail: "x264_encoder_encode returned \(size)")
+        }
+        guard size > 0, let first = nals?.pointee.p_payload else { return nil }
+        // With b_annexb every NAL is written back to back, so the frame is one span.
+        return EncodedFrame(
+            bytes: UnsafeRawBufferPointer(start: first, count: Int(size)),
+            isKeyframe: output.b_keyframe != 0,
+            rtpTimestamp: rtpTimestamp,
+            width: settings.width, height: settings.height)
+    }
+}

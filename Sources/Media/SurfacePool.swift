@@ -1,0 +1,78 @@
+import Synchronization
+
+/// The six-surface queue of SPEC §2.
+///
+/// Capture writes into a free surface; encoders and the still-frame repeat
+/// hold surfaces while they use them. When every surface is held, the
+/// capture drops that frame (counted) instead of waiting: a share must
+/// never stop dead because a consumer is slow.
+public final class SurfacePool: Sendable {
+    /// Six: enough for one frame being written, one per encoder in flight and
+    /// the still-frame repeat, without the memory of a deep queue.
+    public static let defaultCount = 6
+
+    public struct Counters: Sendable, Equatable {
+        public var written: UInt64 = 0
+        public var droppedAllHeld: UInt64 = 0
+        public var droppedLate: UInt64 = 0
+    }
+
+    private struct State: ~Copyable {
+        var counters = Counters()
+    }
+
+    private let surfaces: [Surface]
+    private let state = Mutex(State())
+
+    public init(count: Int = SurfacePool.defaultCount, width: Int, height: Int) {
+        let capacity = width * height * 4
+        surfaces = (0..<count).map { Surface(index: $0, capacity: capacity) }
+    }
+
+    public var count: Int { surfaces.count }
+    public var surfaceCapacity: Int { surfaces[0].capacity }
+
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    /// A free surface held once by the caller (the writer), or nil when all
+    /// are held: the frame is dropped and counted.
+    public func checkoutForWriting() -> Surface? {
+        state.withLock { state in
+            for s in surfaces where s.holds == 0 {
+                s.holds = 1
+                return s
+            }
+            state.counters.droppedAllHeld += 1
+            return nil
+        }
+    }
+
+    /// Stamps a written surface with its capture time and number.
+    public func finishWriting(_ surface: Surface, captureTime: Instant, frameNumber: UInt64) {
+        state.withLock { state in
+            surface.captureTime = captureTime
+            surface.frameNumber = frameNumber
+            state.counters.written += 1
+        }
+    }
+
+    public func hold(_ surface: Surface) {
+        state.withLock { _ in surface.holds += 1 }
+    }
+
+    public func release(_ surface: Surface) {
+        state.withLock { _ in
+            precondition(surface.holds > 0, "surface released more often than held")
+            surface.holds -= 1
+        }
+    }
+
+    /// Records a frame an encoder refused because it arrived too late.
+    public func countLateDrop() {
+        state.withLock { $0.counters.droppedLate += 1 }
+    }
+
+    public var heldCount: Int {
+        state.withLock { _ in surfaces.filter { $0.holds > 0 }.count }
+    }
+}
