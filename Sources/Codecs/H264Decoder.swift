@@ -18,6 +18,8 @@ public final class H264Decoder: @unchecked Sendable {
         }
         // One thread: frames come out as they go in, which the stall statistics rely on.
         context.pointee.thread_count = 1
+        // Output each picture as soon as it is decoded; a screen stream has no reordering.
+        context.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
         guard avcodec_open2(context, codec, nil) == 0,
               let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
             var c: UnsafeMutablePointer<AVCodecContext>? = context

@@ -49,8 +49,9 @@ public final class H264Encoder: @unchecked Sendable {
         p.i_fps_den = 1
         p.i_timebase_num = 1
         p.i_timebase_den = 90_000
-        // Rate control follows real capture times: a still screen sends few frames.
-        p.b_vfr_input = 1
+        // Variable-rate input would make x264 hold each frame until the next
+        // one's timestamp arrives: a frame of delay, and none at all on a still screen.
+        p.b_vfr_input = 0
         p.i_threads = Int32(s.threads)
         p.b_sliced_threads = s.threads > 1 ? 1 : 0
         p.i_keyint_max = Int32(keyframeInterval)
