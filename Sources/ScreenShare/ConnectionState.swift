@@ -1,0 +1,111 @@
+import Encoding
+import Media
+
+/// What a share is asked for, as a whole: the same for every receiver.
+public struct ShareParameters: Sendable {
+    public var policy: SendPolicy
+    public var fps: Int
+    /// Motion is held within level 3.1 from the start of a share started in Motion.
+    public var startedInMotion: Bool
+
+    public init(policy: SendPolicy, fps: Int) {
+        self.policy = policy
+        self.fps = min(fps, 30)
+        startedInMotion = policy == .motion
+    }
+}
+
+/// One connection's figures and decisions, guarded by the connection's lock.
+struct ConnectionState {
+    /// SPEC §2: the last frame is encoded again once a second while the screen is still.
+    static let stillRepeatInterval: Duration = .seconds(1)
+    /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
+    static let senderReportInterval: Duration = .seconds(1)
+    /// Packets leave at 2.5× the target bitrate: a 1080p keyframe is spread
+    /// over a few frame periods instead of hitting the link as one burst.
+    static let pacingFactor = 2.5
+    /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
+    static let cpuBusyFraction = 0.8
+
+    enum Rebuild: Equatable {
+        case freshEncoder
+        case newTransceiver(ssrc: UInt32)
+    }
+
+    var share: ShareParameters
+    var ssrc: UInt32
+    var bandwidth: BandwidthEstimator
+    let started: Instant
+    var running = true
+    var pending: Surface?
+    var gate = KeyframeGate()
+    var rebuild: Rebuild?
+    /// Recovery's "a third smaller for 30 s", until this instant.
+    var shrinkUntil: Instant?
+    var balancedScale = 1.0
+    var encodedSize = (0, 0)
+
+    var framesIn = 0
+    var framesSuperseded = 0
+    var framesDroppedLate = 0
+    var framesEncoded = 0
+    var framesSent = 0
+    var stillRepeats = 0
+    var keyframesMade = 0
+    var keyframesAsked = 0
+    var encoderErrors = 0
+    var protectErrors = 0
+    var sendErrors = 0
+    var packetsSent = 0
+    var octetsSent = 0
+    var lastRTPTimestamp: UInt32 = 0
+    var retransmissions = 0
+    var feedbackErrors = 0
+    var feedbackDropped = 0
+    var feedbackUnauthenticated = 0
+    var plisReceived = 0
+    var firsReceived = 0
+    var nacksReceived = 0
+    var rembsReceived = 0
+    var receiverReports = 0
+    var lastFractionLost = 0.0
+
+    var encodedMeter = RateMeter()
+    var sentMeter = RateMeter()
+    var bitrateMeter = RateMeter()
+    /// Microseconds spent encoding, a second: how busy the encoder is.
+    var encodeTime = RateMeter()
+
+    init(share: ShareParameters, ssrc: UInt32, cap: Int, started: Instant) {
+        self.share = share
+        self.ssrc = ssrc
+        bandwidth = BandwidthEstimator(cap: cap)
+        self.started = started
+    }
+
+    mutating func takeRebuild() -> Rebuild? {
+        defer { rebuild = nil }
+        return rebuild
+    }
+
+    /// The encoder settings for a frame of this size now.
+    mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> EncoderSettings {
+        let target = bandwidth.target(at: now).bitrate
+        let shrink = (shrinkUntil.map { now < $0 } ?? false) ? 2.0 / 3.0 : 1
+        var limit = levelLimit
+        if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
+        let (plan, scale) = EncodingPlan.make(
+            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
+            bitrate: target, levelLimit: limit, previousScale: balancedScale, shrink: shrink)
+        balancedScale = scale
+        var profile = ProfileLevelID.Profile.constrainedBaseline
+        if case .h264(let id) = codec { profile = id.profile }
+        let bitrate = min(target, plan.level.maxBitrate)
+        return EncoderSettings(width: plan.width, height: plan.height, fps: plan.fps, bitrate: bitrate,
+                               profile: profile, level: plan.level, favourDetail: share.policy == .detail)
+    }
+
+    func pacingRate(now: Instant) -> Int {
+        Int(Double(bandwidth.target(at: now).bitrate) * ConnectionState.pacingFactor)
+    }
+}

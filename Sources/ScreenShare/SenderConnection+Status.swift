@@ -1,0 +1,60 @@
+import Encoding
+import Media
+
+extension SenderConnection {
+    /// The figures behind the status lines for this receiver.
+    func status(capturedFPS: Double, watchdog: String) -> ShareStatus {
+        let now = clock.now
+        return lock.withLock {
+            var s = ShareStatus()
+            s.width = state.encodedSize.0
+            s.height = state.encodedSize.1
+            s.sentFPS = state.sentMeter.rate(at: now)
+            s.fps = s.sentFPS
+            s.encodedFPS = state.encodedMeter.rate(at: now)
+            s.capturedFPS = capturedFPS
+            s.bitrate = Int(state.bitrateMeter.rate(at: now))
+            let target = state.bandwidth.target(at: now)
+            s.targetBitrate = target.bitrate
+            s.codec = config.codec.name
+            s.path = config.rtcpDestination == nil ? "direct" : "via SFU"
+            s.keyframesMade = state.keyframesMade
+            s.keyframesAsked = state.keyframesAsked
+            s.framesDroppedLate = state.framesDroppedLate
+            s.framesDroppedBusy = pool.counters.droppedAllHeld
+            s.packetsDroppedPacer = queue.dropped
+            s.watchdog = watchdog
+            s.limitation = limitation(target: target, now: now)
+            return s
+        }
+    }
+
+    /// Bandwidth limits a share when something below the cap sets the target;
+    /// the CPU does when encoding takes most of each frame period.
+    private func limitation(target: (bitrate: Int, limit: BandwidthEstimator.Limit), now: Instant) -> ShareStatus.Limitation {
+        let busy = state.encodeTime.rate(at: now) / 1_000_000
+        if busy > ConnectionState.cpuBusyFraction { return .cpu }
+        return target.limit == .cap ? .none : .bandwidth
+    }
+
+    /// Whether the link holds this connection back (the watchdog must not
+    /// mistake a starved link for a stuck encoder).
+    var isHeldBackByLink: Bool {
+        let now = clock.now
+        return lock.withLock { state.bandwidth.target(at: now).limit != .cap } || queue.queued > PacketQueue.defaultCapacity / 2
+    }
+
+    /// Counters the watchdog and diagnostics read.
+    var counters: (framesIn: Int, encoded: Int, sent: Int) {
+        lock.withLock { (state.framesIn, state.framesEncoded, state.framesSent) }
+    }
+}
+
+extension SenderConnection {
+    func setPolicy(_ policy: SendPolicy) {
+        lock.withLock {
+            state.share.policy = policy
+            state.balancedScale = 1
+        }
+    }
+}

@@ -1,0 +1,265 @@
+import Codecs
+import Encoding
+import Foundation
+import Media
+import RTP
+
+/// Everything the share does for one receiver: its encoder (on a thread of
+/// its own), its pacer and SRTP protection (a second thread), and the
+/// feedback it reads back (a third). Removing or losing one receiver
+/// touches no other.
+public final class SenderConnection: @unchecked Sendable {
+    // Safety: mutable state below `lock` is only touched while holding it;
+    // `transceiver` only on the encode thread; the sockets and SRTP
+    // sessions each on the one thread named beside them.
+    public let config: ReceiverConfig
+    let clock: any MonotonicClock
+    let output: EventOutput
+    let pool: SurfacePool
+    let socket: UDPSocket
+    let protector: SRTPSession?         // send thread
+    let feedbackUnprotector: SRTPSession? // feedback thread
+    let queue = PacketQueue()
+    let history = PacketHistory()
+    private let latestFrame: @Sendable () -> Surface?
+
+    let lock = NSCondition()
+    var state: ConnectionState
+    private var transceiver: Transceiver         // encode thread
+    private var threads: [Thread] = []
+    private var finished = 0
+
+    init(config: ReceiverConfig, share: ShareParameters, clock: any MonotonicClock, output: EventOutput,
+         pool: SurfacePool, latestFrame: @escaping @Sendable () -> Surface?) throws {
+        self.config = config
+        self.clock = clock
+        self.output = output
+        self.pool = pool
+        self.latestFrame = latestFrame
+        let bind = config.bind ?? SocketAddress.any(like: config.destination)
+        socket = try UDPSocket(bindingTo: bind)
+        if let srtp = config.srtp {
+            protector = try SRTPSession(profile: srtp.profile, masterKey: srtp.masterKey, direction: .sender)
+            feedbackUnprotector = try SRTPSession(profile: srtp.profile, masterKey: srtp.masterKey, direction: .receiver)
+        } else {
+            protector = nil
+            feedbackUnprotector = nil
+        }
+        let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
+        transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType)
+        state = ConnectionState(share: share, ssrc: ssrc, cap: config.bitrateCap, started: clock.now)
+    }
+
+    public var localAddress: SocketAddress { socket.localAddress }
+    public var ssrc: UInt32 { lock.withLock { state.ssrc } }
+
+    func start() {
+        spawn("encode-\(config.id)") { [self] in encodeLoop() }
+        spawn("send-\(config.id)") { [self] in sendLoop() }
+        spawn("feedback-\(config.id)") { [self] in feedbackLoop() }
+    }
+
+    private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { [self] in
+            body()
+            lock.withLock {
+                finished += 1
+                lock.broadcast()
+            }
+        }
+        thread.name = name
+        thread.qualityOfService = .userInteractive
+        threads.append(thread)
+        thread.start()
+    }
+
+    /// Stops every thread, sends RTCP BYE, and releases held surfaces.
+    func stop() {
+        lock.withLock {
+            state.running = false
+            lock.broadcast()
+        }
+        queue.close()
+        lock.withLock {
+            while finished < threads.count { lock.wait() }
+        }
+        sendGoodbye()
+        lock.withLock {
+            if let pending = state.pending {
+                pool.release(pending)
+                state.pending = nil
+            }
+        }
+        socket.close()
+    }
+
+    // MARK: Frames in
+
+    /// A new capture: it replaces any frame still waiting (the newest wins;
+    /// a queue of old frames would only add delay).
+    func offer(_ surface: Surface) {
+        pool.hold(surface)
+        lock.withLock {
+            if let old = state.pending {
+                pool.release(old)
+                state.framesSuperseded += 1
+            }
+            state.pending = surface
+            state.framesIn += 1
+            lock.broadcast()
+        }
+    }
+
+    public func requestKeyframe(reason: String) {
+        lock.withLock {
+            state.keyframesAsked += 1
+            state.gate.request(at: clock.now)
+            lock.broadcast()
+        }
+        output.log(.debug, "rtp", "\(config.displayName): keyframe asked for (\(reason))")
+    }
+
+    // MARK: Encode thread
+
+    private func encodeLoop() {
+        var lastEncode = clock.now
+        while true {
+            lock.lock()
+            var surface: Surface?
+            var isRepeat = false
+            var wantKeyframe = false
+            while state.running {
+                let now = clock.now
+                if let p = state.pending {
+                    surface = p
+                    state.pending = nil
+                    break
+                }
+                let keyframeDue = state.gate.isPending && state.gate.shouldEncodeKeyframe(at: now)
+                let repeatDue = now - lastEncode >= ConnectionState.stillRepeatInterval
+                if keyframeDue || repeatDue, let latest = latestFrame() {
+                    surface = latest
+                    isRepeat = true
+                    break
+                }
+                var wake = lastEncode + ConnectionState.stillRepeatInterval
+                if let k = state.gate.earliestKeyframe(), k < wake { wake = max(k, now) }
+                _ = lock.wait(until: Date(timeIntervalSinceNow: max(0.001, (wake - now).inSeconds)))
+            }
+            guard state.running, let frame = surface else {
+                lock.unlock()
+                return
+            }
+            let now = clock.now
+            wantKeyframe = state.gate.shouldEncodeKeyframe(at: now)
+            let plan = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, codec: config.codec, now: now, levelLimit: config.levelLimit)
+            let rebuild = state.takeRebuild()
+            lock.unlock()
+            defer { pool.release(frame) }
+
+            if !isRepeat && FrameLateness.isLate(captureTime: frame.captureTime, now: now) {
+                pool.countLateDrop()
+                lock.withLock { state.framesDroppedLate += 1 }
+                continue
+            }
+            if rebuild != nil { applyRebuild(rebuild!) }
+            encode(frame, settings: plan, keyframe: wantKeyframe || rebuild != nil, isRepeat: isRepeat)
+            lastEncode = clock.now
+        }
+    }
+
+    private func encode(_ frame: Surface, settings: EncoderSettings, keyframe: Bool, isRepeat: Bool) {
+        do {
+            try transceiver.configure(settings)
+            let started = clock.now
+            let result = try transceiver.encode(frame, keyframe: keyframe) { packet in
+                queue.push { slot in
+                    slot.copyMemory(from: packet)
+                    return packet.count
+                }
+            }
+            let now = clock.now
+            lock.withLock {
+                state.encodeTime.record(Int((now - started).nanoseconds / 1000), at: now)
+                guard result.encoded else { return }
+                state.encodedMeter.record(at: now)
+                state.framesEncoded += 1
+                if isRepeat { state.stillRepeats += 1 }
+                if result.keyframe {
+                    state.gate.keyframeEncoded(at: now)
+                    state.keyframesMade += 1
+                }
+                state.encodedSize = (settings.width, settings.height)
+            }
+        } catch {
+            lock.withLock { state.encoderErrors += 1 }
+            output.log(.error, "screen", "\(config.displayName): \(error)")
+        }
+    }
+
+    private func applyRebuild(_ kind: ConnectionState.Rebuild) {
+        switch kind {
+        case .freshEncoder:
+            try? transceiver.replaceEncoder()
+        case .newTransceiver(let ssrc):
+            transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType)
+            queue.clear()
+        }
+    }
+
+    // MARK: Send thread (pacer, SRTP, SR)
+
+    private func sendLoop() {
+        var buffer = [UInt8](repeating: 0, count: PacketQueue.slotSize + SRTPSession.maxTrailerSize)
+        var pacer = PacingBudget()
+        var nextReport = clock.now + ConnectionState.senderReportInterval
+        while lock.withLock({ state.running }) {
+            let now = clock.now
+            if now >= nextReport {
+                sendReport(now: now)
+                nextReport = now + ConnectionState.senderReportInterval
+            }
+            let rate = lock.withLock { state.pacingRate(now: now) }
+            if let length = queue.headLength {
+                let wait = pacer.delay(forBytes: length, rate: rate, now: now)
+                if wait > .zero {
+                    Thread.sleep(forTimeInterval: wait.inSeconds)
+                    continue
+                }
+            }
+            guard let length = queue.pop(into: &buffer, timeout: 0.05) else { continue }
+            pacer.spend(bytes: length, rate: rate, now: clock.now)
+            send(&buffer, length: length)
+        }
+    }
+
+    private func send(_ buffer: inout [UInt8], length: Int) {
+        let marker = buffer[1] & 0x80 != 0
+        let sequence = UInt16(buffer[2]) << 8 | UInt16(buffer[3])
+        buffer.withUnsafeBytes { history.store(UnsafeRawBufferPointer(rebasing: $0[0..<length]), sequenceNumber: sequence) }
+        var wireLength = length
+        if let protector {
+            guard let protected = try? protector.protectRTP(&buffer, length: length) else {
+                lock.withLock { state.protectErrors += 1 }
+                return
+            }
+            wireLength = protected
+        }
+        let now = clock.now
+        do {
+            try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: config.destination) }
+            lock.withLock {
+                state.packetsSent += 1
+                state.octetsSent += length - RTPHeader.fixedSize
+                state.bitrateMeter.record(wireLength * 8, at: now)
+                state.lastRTPTimestamp = UInt32(buffer[4]) << 24 | UInt32(buffer[5]) << 16 | UInt32(buffer[6]) << 8 | UInt32(buffer[7])
+                if marker {
+                    state.framesSent += 1
+                    state.sentMeter.record(at: now)
+                }
+            }
+        } catch {
+            lock.withLock { state.sendErrors += 1 }
+        }
+    }
+}

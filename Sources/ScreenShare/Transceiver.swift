@@ -1,0 +1,84 @@
+import Codecs
+import Encoding
+import Media
+import RTP
+import YUV
+
+/// One outgoing stream to one receiver: an SSRC with its sequence numbers
+/// and the encoder that feeds it. Replacing it (a "new transceiver") gives
+/// the receiver a new stream, so a new decoder at its end.
+final class Transceiver: @unchecked Sendable {
+    // Safety: used only on its connection's encode thread.
+    let ssrc: UInt32
+    let payloadType: UInt8
+    private(set) var sequence: UInt16
+    private let timestampBase: UInt32
+    private var encoder: H264Encoder?
+    private var packetizer = H264Packetizer()
+    private let converter = PixelConverter()
+    private var picture = I420Picture(width: 16, height: 16)
+    private(set) var encoderGeneration = 0
+    private var scratch: [UInt8] = []
+
+    init(ssrc: UInt32, payloadType: UInt8) {
+        self.ssrc = ssrc
+        self.payloadType = payloadType
+        var random = SystemRandomNumberGenerator()
+        sequence = UInt16.random(in: 0...UInt16.max, using: &random)
+        timestampBase = UInt32.random(in: 0...UInt32.max, using: &random)
+    }
+
+    var settings: EncoderSettings? { encoder?.settings }
+
+    /// 90 kHz media time from the capture time, so timestamps follow the screen, not the encoder.
+    func rtpTimestamp(for captureTime: Instant) -> UInt32 {
+        timestampBase &+ UInt32(truncatingIfNeeded: captureTime.nanoseconds / 1_000_000 * 90)
+    }
+
+    /// Makes sure an encoder with these settings is running: a new size or
+    /// rate needs a new x264 instance (new SPS in band, same stream); a new
+    /// bitrate alone is a live reconfiguration.
+    func configure(_ wanted: EncoderSettings) throws(CodecError) {
+        if let current = encoder?.settings {
+            var sameShape = current
+            sameShape.bitrate = wanted.bitrate
+            if sameShape == wanted {
+                if current.bitrate != wanted.bitrate { try encoder?.setBitrate(wanted.bitrate) }
+                return
+            }
+        }
+        encoder = nil
+        encoder = try H264Encoder(settings: wanted)
+        encoderGeneration += 1
+        picture.resize(width: wanted.width, height: wanted.height)
+    }
+
+    /// A fresh x264 instance at the same settings (recovery's "fresh encoder").
+    func replaceEncoder() throws(CodecError) {
+        guard let settings = encoder?.settings else { return }
+        encoder = nil
+        encoder = try H264Encoder(settings: settings)
+        encoderGeneration += 1
+    }
+
+    /// Encodes `surface` and hands each RTP packet (plain) to `send`.
+    /// Returns whether a frame came out and whether it was a keyframe.
+    func encode(_ surface: Surface, keyframe: Bool, send: (UnsafeRawBufferPointer) -> Void) throws(CodecError) -> (encoded: Bool, keyframe: Bool, bytes: Int) {
+        guard let encoder else { return (false, false, 0) }
+        converter.convert(surface, into: picture)
+        let timestamp = rtpTimestamp(for: surface.captureTime)
+        guard let frame = try encoder.encode(picture, rtpTimestamp: timestamp, pts: Int64(timestamp), keyframe: keyframe) else {
+            return (false, false, 0)
+        }
+        scratch.reserveCapacity(PacketQueue.slotSize)
+        packetizer.packetize(frame.bytes) { payload, last in
+            scratch.removeAll(keepingCapacity: true)
+            RTPHeader(marker: last, payloadType: payloadType, sequenceNumber: sequence, timestamp: timestamp, ssrc: ssrc)
+                .marshal(into: &scratch)
+            scratch.append(contentsOf: payload)
+            sequence &+= 1
+            scratch.withUnsafeBytes { send($0) }
+        }
+        return (true, frame.isKeyframe, frame.bytes.count)
+    }
+}
