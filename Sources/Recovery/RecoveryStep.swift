@@ -1,6 +1,6 @@
 /// What a recovery action does, named the same way in the `screen` log, in
 /// diagnostics and in the status line, whichever state machine asked for it.
-public enum RecoveryStep: String, Sendable, Hashable, CaseIterable {
+public enum RecoveryStep: String, Sendable, Hashable {
     // The capture watchdog.
     case restartCapture
     // A receiver connection's watchdog.

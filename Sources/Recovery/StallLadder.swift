@@ -16,6 +16,12 @@ import Media
 /// as long as the next step is not due, then is passed over. The give-up notice
 /// comes no later than `giveUpDeadline` after the report whatever happened, so
 /// the sharer always hears within the gate's 30 s.
+///
+/// Driving it, once a second for each receiver: the receiver's report or
+/// clearing as it arrives (`stallReported`, `stallCleared`, acted on at once),
+/// `framesLeft` if its sent count moved, then its `ConnectionWatchdog.tick`,
+/// then this `tick` with the watchdog's `screenStoppedLeaving` and the share's
+/// one `ShareAgainBudget`. Every returned action is carried out and logged.
 public struct StallLadder: Sendable {
     /// Keyframes are repeated this often while the report stands. A keyframe
     /// can be lost on the way like any frame; 2 s lets the receiver decode the
