@@ -20,14 +20,15 @@ let package = Package(
 
         // The path a frame takes.
         .target(name: "Media"),
+        .target(name: "Events"),
         .target(name: "YUV", dependencies: ["CYUV", "Media"]),
         .target(name: "Capture", dependencies: ["Media", "YUV"]),
         .target(name: "Encoding", dependencies: ["Media"]),
         .target(name: "Codecs", dependencies: ["CX264", "CVPX", "CAVCodec", "Media", "Encoding", "YUV"]),
         .target(name: "RTP", dependencies: ["CSRTP", "Media"]),
         .target(name: "Recovery", dependencies: ["Media"]),
-        .target(name: "ScreenShare", dependencies: ["Media", "YUV", "Capture", "Encoding", "Codecs", "RTP", "Recovery"]),
-        .target(name: "Receiving", dependencies: ["Media", "YUV", "Capture", "Codecs", "RTP"]),
+        .target(name: "ScreenShare", dependencies: ["Events", "Media", "YUV", "Capture", "Encoding", "Codecs", "RTP", "Recovery"]),
+        .target(name: "Receiving", dependencies: ["Events", "Media", "YUV", "Capture", "Codecs", "RTP", "Recovery"]),
         .executableTarget(name: "screenshare", dependencies: ["ScreenShare"]),
         .executableTarget(name: "screen-receiver", dependencies: ["Receiving"], path: "Tools/screen-receiver"),
 

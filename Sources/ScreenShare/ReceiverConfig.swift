@@ -22,7 +22,7 @@ public struct ReceiverConfig: Sendable {
     public var rtcpDestination: SocketAddress?
     public var bind: SocketAddress?
     /// nil sends plain RTP (loopback only, or with explicit permission).
-    public var srtp: SRTPSettings?
+    public var srtp: SRTPKey?
     public var payloadType: UInt8
     public var ssrc: UInt32?
     public var codec: Codec
@@ -34,7 +34,7 @@ public struct ReceiverConfig: Sendable {
 
     public init(
         id: String, displayName: String, destination: SocketAddress, rtcpDestination: SocketAddress? = nil,
-        bind: SocketAddress? = nil, srtp: SRTPSettings?, payloadType: UInt8 = 96, ssrc: UInt32? = nil,
+        bind: SocketAddress? = nil, srtp: SRTPKey?, payloadType: UInt8 = 96, ssrc: UInt32? = nil,
         codec: Codec = .h264(.chromiumDefault), bitrateCap: Int = 4_000_000, acceptPlainRTCP: Bool = false,
         levelLimit: H264Level? = nil
     ) {
@@ -51,17 +51,4 @@ public struct ReceiverConfig: Sendable {
         self.acceptPlainRTCP = acceptPlainRTCP
         self.levelLimit = levelLimit
     }
-}
-
-/// A profile and its master key; `description` never shows the key.
-public struct SRTPSettings: Sendable, CustomStringConvertible {
-    public var profile: SRTPProfile
-    public var masterKey: [UInt8]
-
-    public init(profile: SRTPProfile, masterKey: [UInt8]) {
-        self.profile = profile
-        self.masterKey = masterKey
-    }
-
-    public var description: String { "SRTP \(profile)" }
 }

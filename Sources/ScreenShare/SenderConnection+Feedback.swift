@@ -23,7 +23,7 @@ extension SenderConnection {
     /// One datagram from the receiver's side: SRTCP (or plain RTCP where the
     /// share allows it). Anything malformed or unauthenticated is counted and dropped.
     func handleDatagram(_ buffer: inout [UInt8], count: Int) {
-        guard count >= 8, RTCPDemux.isRTCP(buffer[1]) else {
+        guard count >= 8, buffer.withUnsafeBytes({ MuxedPacketKind.classify(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) == .rtcp else {
             lock.withLock { state.feedbackDropped += 1 }
             return
         }
@@ -112,7 +112,7 @@ extension SenderConnection {
     }
 
     func sendGoodbye() {
-        guard var bytes = try? Goodbye(sources: [ssrc], reason: nil).marshal() else { return }
+        guard var bytes = try? Goodbye(sources: [ssrc]).marshal() else { return }
         sendRTCP(&bytes)
     }
 
@@ -120,7 +120,7 @@ extension SenderConnection {
         let length = bytes.count
         var wire = length
         if let protector {
-            bytes.append(contentsOf: [UInt8](repeating: 0, count: SRTPSession.maxTrailerSize))
+            bytes.append(contentsOf: [UInt8](repeating: 0, count: SRTPSession.maximumTrailerLength))
             guard let protected = try? protector.protectRTCP(&bytes, length: length) else { return }
             wire = protected
         }

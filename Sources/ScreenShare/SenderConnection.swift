@@ -1,3 +1,4 @@
+import Events
 import Codecs
 import Encoding
 import Foundation
@@ -36,11 +37,11 @@ public final class SenderConnection: @unchecked Sendable {
         self.output = output
         self.pool = pool
         self.latestFrame = latestFrame
-        let bind = config.bind ?? SocketAddress.any(like: config.destination)
+        let bind = try config.bind ?? SocketAddress(host: config.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
         socket = try UDPSocket(bindingTo: bind)
         if let srtp = config.srtp {
-            protector = try SRTPSession(profile: srtp.profile, masterKey: srtp.masterKey, direction: .sender)
-            feedbackUnprotector = try SRTPSession(profile: srtp.profile, masterKey: srtp.masterKey, direction: .receiver)
+            protector = try SRTPSession(key: srtp, direction: .sender)
+            feedbackUnprotector = try SRTPSession(key: srtp, direction: .receiver)
         } else {
             protector = nil
             feedbackUnprotector = nil
@@ -210,7 +211,7 @@ public final class SenderConnection: @unchecked Sendable {
     // MARK: Send thread (pacer, SRTP, SR)
 
     private func sendLoop() {
-        var buffer = [UInt8](repeating: 0, count: PacketQueue.slotSize + SRTPSession.maxTrailerSize)
+        var buffer = [UInt8](repeating: 0, count: PacketQueue.slotSize + SRTPSession.maximumTrailerLength)
         var pacer = PacingBudget()
         var nextReport = clock.now + ConnectionState.senderReportInterval
         while lock.withLock({ state.running }) {

@@ -1,3 +1,4 @@
+import Events
 import Capture
 import Encoding
 import Foundation

@@ -1,3 +1,4 @@
+import Events
 /// The two status lines of SPEC §3, and the figures behind them.
 public struct ShareStatus: Sendable, Equatable {
     public enum Limitation: String, Sendable {

@@ -1,0 +1,261 @@
+import Capture
+import Codecs
+import Events
+import Foundation
+import Media
+import Recovery
+import RTP
+
+/// The project's own receiver: SRTP in, depacketize, decode with libavcodec,
+/// and the feedback a real receiver sends (RR, PLI, generic NACK, REMB).
+/// It also reports `screenStalled` the way a call client's receiver would.
+public final class ScreenReceiver: @unchecked Sendable {
+    // Safety: everything is touched only on the thread running `run`, except
+    // `commands`, guarded by `commandLock`.
+    public struct Options: Sendable {
+        public var listen: SocketAddress
+        public var key: SRTPKey?
+        public var duration: Double?
+        public var wedge: WedgeMode?
+        public var wedgeAfter: Double = 5
+        /// The synthetic source's width, to read frame stamps from scaled pictures.
+        public var sourceWidth: Int?
+
+        public init(listen: SocketAddress, key: SRTPKey?) {
+            self.listen = listen
+            self.key = key
+        }
+    }
+
+    /// PLIs are repeated at most this often while the decoder cannot decode.
+    static let pliInterval: Duration = .milliseconds(500)
+    static let reportInterval: Duration = .seconds(1)
+
+    let options: Options
+    let output: EventOutput
+    let clock: any MonotonicClock
+    let socket: UDPSocket
+    let unprotector: SRTPSession?
+    let protector: SRTPSession?
+    let ownSSRC = UInt32.random(in: 1...UInt32.max)
+
+    var figures = ReceiverFigures()
+    var stream: IncomingStream?
+    var peer: SocketAddress?
+    var estimator = ArrivalRateEstimator()
+    private var decodedMeter = RateMeter()
+    private var stall: ScreenStallDetector
+    private var wedge: Wedge?
+    var lastPLI = Instant.zero
+    private let started: Instant
+    private let commandLock = NSLock()
+    private var commands: [String] = []
+    private var stopRequested = false
+
+    public init(options: Options, output: EventOutput, clock: any MonotonicClock = SystemClock()) throws {
+        self.options = options
+        self.output = output
+        self.clock = clock
+        socket = try UDPSocket(bindingTo: options.listen)
+        if let key = options.key {
+            unprotector = try SRTPSession(key: key, direction: .receiver)
+            protector = try SRTPSession(key: key, direction: .sender)
+        } else {
+            unprotector = nil
+            protector = nil
+        }
+        started = clock.now
+        stall = ScreenStallDetector(startedAt: started)
+        wedge = options.wedge.map(Wedge.init(mode:))
+    }
+
+    public var localAddress: SocketAddress { socket.localAddress }
+
+    /// A line from whoever stands in for the call client: `shareAgain [SSRC]`
+    /// or `transceiver SSRC` (a new stream announced by the sender), or `stop`.
+    public func command(_ line: String) {
+        commandLock.withLock { commands.append(line) }
+    }
+
+    public func stop() {
+        commandLock.withLock { stopRequested = true }
+    }
+
+    /// Receives until the duration is up or `stop` is called.
+    public func run() {
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        var nextReport = clock.now + ScreenReceiver.reportInterval
+        while true {
+            let (pending, stopping) = commandLock.withLock { () -> ([String], Bool) in
+                defer { commands.removeAll() }
+                return (commands, stopRequested)
+            }
+            if stopping { break }
+            pending.forEach(handleCommand)
+            let now = clock.now
+            if let d = options.duration, (now - started).inSeconds >= d { break }
+            if now >= nextReport {
+                tick(now: now)
+                nextReport = nextReport + ScreenReceiver.reportInterval
+            }
+            if let wedgeAfter = options.wedge.map({ _ in options.wedgeAfter }), wedge?.active == false,
+               !wedgeEngaged, (now - started).inSeconds >= wedgeAfter {
+                wedge?.engage(ssrc: stream?.ssrc)
+                wedgeEngaged = true
+                output.log(.info, "screen", "decoder wedged (\(options.wedge!.rawValue))")
+            }
+            guard let received = try? socket.receive(into: &buffer, timeout: .milliseconds(20)) else { continue }
+            peer = received.from
+            handleDatagram(&buffer, count: received.count, now: clock.now)
+        }
+        sendGoodbye()
+        socket.close()
+    }
+
+    private var wedgeEngaged = false
+
+    private func handleCommand(_ line: String) {
+        let words = line.split(separator: " ").map(String.init)
+        switch words.first {
+        case "shareAgain":
+            wedge?.shareAgainAnnounced(ssrc: words.count > 1 ? UInt32(words[1]) : nil)
+            output.log(.info, "screen", "share-again announced")
+        case "transceiver":
+            output.log(.info, "screen", "new stream announced: SSRC \(words.dropFirst().joined(separator: " "))")
+        case "stop":
+            stopRequested = true
+        default:
+            output.log(.warning, "screen", "unknown command \"\(line)\"")
+        }
+    }
+
+    private func handleDatagram(_ buffer: inout [UInt8], count: Int, now: Instant) {
+        let kind = buffer.withUnsafeBytes { MuxedPacketKind.classify(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        switch kind {
+        case .rtp: handleRTP(&buffer, count: count, now: now)
+        case .rtcp: handleRTCP(&buffer, count: count, now: now)
+        case nil: figures.malformed += 1
+        }
+    }
+
+    private func handleRTP(_ buffer: inout [UInt8], count: Int, now: Instant) {
+        var length = count
+        if let unprotector {
+            guard let plain = try? unprotector.unprotectRTP(&buffer, length: count) else {
+                figures.srtpFailures += 1
+                return
+            }
+            length = plain
+        }
+        guard let packet = try? buffer.withUnsafeBytes({ try RTPPacket.parse(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) else {
+            figures.malformed += 1
+            return
+        }
+        figures.packets += 1
+        estimator.packetArrived(bytes: length, at: now)
+        let header = packet.header
+        if stream?.ssrc != header.ssrc {
+            beginStream(ssrc: header.ssrc, now: now)
+        }
+        guard var current = stream else { return }
+        let lost = current.record(header, arrival: now)
+        if !lost.isEmpty { sendNACK(lost, mediaSSRC: header.ssrc) }
+        let frame = buffer.withUnsafeBytes { raw in
+            current.depacketizer.push(UnsafeRawBufferPointer(rebasing: raw[packet.payloadRange]),
+                                      sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, marker: header.marker)
+        }
+        stream = current
+        if let frame {
+            estimator.frameArrived(rtpTimestamp: frame.timestamp, at: now)
+            handleFrame(frame, ssrc: header.ssrc, now: now)
+        }
+    }
+
+    private func beginStream(ssrc: UInt32, now: Instant) {
+        if stream != nil { figures.ssrcChanges += 1 }
+        do {
+            stream = try IncomingStream(ssrc: ssrc)
+        } catch {
+            output.log(.error, "receiver", "\(error)")
+            return
+        }
+        figures.ssrc = ssrc
+        stall.newStream(now: now)
+        output.log(.info, "receiver", "new stream, SSRC \(ssrc): a new decoder")
+    }
+
+    private func handleFrame(_ frame: DepacketizedFrame, ssrc: UInt32, now: Instant) {
+        figures.framesReceived += 1
+        guard frame.isComplete else {
+            figures.framesIncomplete += 1
+            stream?.needsKeyframe = true
+            requestKeyframe(now: now, reason: "lost packets in a frame")
+            return
+        }
+        if frame.isKeyframe { figures.keyframes += 1 }
+        if wedge?.swallows(ssrc: ssrc, isKeyframe: frame.isKeyframe) == true {
+            figures.framesSwallowed += 1
+            return
+        }
+        if stream?.needsKeyframe == true && !frame.isKeyframe {
+            requestKeyframe(now: now, reason: "waiting for a keyframe")
+            return
+        }
+        let picture = frame.data.withUnsafeBytes { stream?.decoder.decode($0) }
+        guard let picture else {
+            stream?.needsKeyframe = true
+            requestKeyframe(now: now, reason: "the decoder could not decode")
+            return
+        }
+        stream?.needsKeyframe = false
+        figures.framesDecoded += 1
+        figures.width = picture.width
+        figures.height = picture.height
+        decodedMeter.record(at: now)
+        if let sourceWidth = options.sourceWidth,
+           let stamp = FrameStamp.read(luma: picture.luma, stride: picture.lumaStride, width: picture.width, sourceWidth: sourceWidth) {
+            figures.stampedFrames += 1
+            figures.lastStamp = stamp
+        }
+        stream?.decoded += 1
+        for action in stall.decoded(count: stream?.decoded ?? 0, now: now) { perform(action) }
+    }
+
+    private func tick(now: Instant) {
+        figures.decodedFPS = decodedMeter.rate(at: now)
+        figures.bitrate = estimator.incomingBitrate(at: now)
+        for action in stall.tick(now: now) { perform(action) }
+        sendReceiverReport(now: now)
+        output.event("figures", figuresJSON, human: figures.line)
+    }
+
+    var figuresJSON: [(String, JSONValue)] {
+        var fields: [(String, JSONValue)] = [
+            ("packets", .int(figures.packets)), ("framesReceived", .int(figures.framesReceived)),
+            ("framesDecoded", .int(figures.framesDecoded)), ("framesIncomplete", .int(figures.framesIncomplete)),
+            ("framesSwallowed", .int(figures.framesSwallowed)),
+            ("width", .int(figures.width)), ("height", .int(figures.height)), ("decodedFps", .double(figures.decodedFPS)),
+            ("keyframes", .int(figures.keyframes)), ("plisSent", .int(figures.plisSent)), ("nacksSent", .int(figures.nacksSent)),
+            ("rembsSent", .int(figures.rembsSent)), ("srtpFailures", .int(figures.srtpFailures)), ("malformed", .int(figures.malformed)),
+            ("ssrc", .int(Int(figures.ssrc))), ("ssrcChanges", .int(figures.ssrcChanges)), ("bitrate", .int(figures.bitrate)),
+            ("lostPackets", .int(figures.lostPackets)), ("stampedFrames", .int(figures.stampedFrames)),
+        ]
+        if let s = figures.lastStamp { fields.append(("lastStamp", .int(Int(s)))) }
+        return fields
+    }
+
+    private func perform(_ action: ScreenStallDetector.Action) {
+        switch action {
+        case .reportStalled(let reason):
+            output.event("report", [("screenStalled", .bool(true)), ("reason", .string(reason))] + figuresJSON,
+                         human: "screenStalled: true (\(reason))")
+        case .reportCleared(let reason), .reportExpired(let reason):
+            output.event("report", [("screenStalled", .bool(false)), ("reason", .string(reason))] + figuresJSON,
+                         human: "screenStalled: false (\(reason))")
+        case .rehandPicture(let reason):
+            output.log(.info, "screen", "the last picture handed to the view again: \(reason)")
+        case .logStatistics:
+            output.log(.info, "screen", "still stalled; arriving: " + figures.line)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Events
+import Capture
+import Dispatch
+import Encoding
+import Foundation
+import Media
+import RTP
+
+/// Runs `screenshare share`: builds the share, prints status once a second,
+/// reads live commands from stdin, and stops cleanly on SIGINT/SIGTERM or
+/// when the duration is up.
+public final class ShareRunner: @unchecked Sendable {
+    // Safety: `stopRequested` is guarded by `lock`; the rest is set up before threads start.
+    private let options: ShareOptions
+    private let output: EventOutput
+    private let clock = SystemClock()
+    private let lock = NSCondition()
+    private var stopRequested = false
+    private var signalSources: [DispatchSourceSignal] = []
+
+    public init(options: ShareOptions) {
+        self.options = options
+        output = EventOutput(format: options.json ? .json : .human, level: options.logLevel)
+    }
+
+    public func run() -> Int32 {
+        let source: any CaptureSource
+        do {
+            source = try SourceFactory.make(options.source, size: options.size, fps: options.fps, scenario: options.scenario)
+        } catch {
+            output.event("error", [("message", .string("\(error)"))], human: "screenshare: \(error)")
+            return 2
+        }
+        let session = ShareSession(source: source, parameters: ShareParameters(policy: options.policy, fps: options.fps),
+                                   clock: clock, output: output)
+        let connection: SenderConnection
+        do {
+            try session.start()
+            connection = try session.addReceiver(receiverConfig())
+        } catch {
+            session.stop()
+            output.event("error", [("message", .string("\(error)"))], human: "screenshare: \(error)")
+            return 1
+        }
+        if let path = options.sdpPath, !writeSDP(path, ssrc: connection.ssrc) {
+            session.stop()
+            return 1
+        }
+        output.event("sending", [("to", .string(options.destination.description)),
+                                 ("from", .string(connection.localAddress.description)),
+                                 ("ssrc", .int(Int(connection.ssrc)))],
+                     human: "Sending to \(options.destination) from \(connection.localAddress), SSRC \(connection.ssrc)")
+        installSignalHandlers()
+        StdinCommands(session: session, output: output) { [self] in requestStop() }.start()
+        loop(session, connection)
+        session.stop()
+        return 0
+    }
+
+    private func receiverConfig() -> ReceiverConfig {
+        ReceiverConfig(
+            id: "receiver", displayName: "the receiver", destination: options.destination,
+            rtcpDestination: options.rtcpDestination, bind: options.bind, srtp: options.key,
+            ssrc: options.ssrc, codec: .h264(options.profileLevelID), bitrateCap: options.bitrateMax,
+            acceptPlainRTCP: options.acceptPlainRTCP, levelLimit: options.level)
+    }
+
+    private func writeSDP(_ path: String, ssrc: UInt32) -> Bool {
+        let plan = EncodingPlan.make(policy: options.policy, sourceWidth: options.size.width, sourceHeight: options.size.height,
+                                     fps: options.fps, bitrate: options.bitrateMax, levelLimit: options.level).plan
+        let sdp = SessionDescription(destination: options.destination, payloadType: 96,
+                                     codec: .h264(options.profileLevelID.with(level: max(plan.level, options.profileLevelID.level))),
+                                     ssrc: ssrc, key: options.key, rtcpMux: options.rtcpDestination == nil)
+        do {
+            try sdp.text.write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o600)
+            return true
+        } catch {
+            output.event("error", [("message", .string("cannot write the SDP to \(path): \(error.localizedDescription)"))])
+            return false
+        }
+    }
+
+    private func loop(_ session: ShareSession, _ connection: SenderConnection) {
+        let started = clock.now
+        var nextTick = started + .seconds(1)
+        while true {
+            let finished = lock.withLock { () -> Bool in
+                if !stopRequested {
+                    _ = lock.wait(until: Date(timeIntervalSinceNow: max(0, (nextTick - clock.now).inSeconds)))
+                }
+                return stopRequested
+            }
+            if finished { return }
+            let now = clock.now
+            guard now >= nextTick else { continue }
+            nextTick = nextTick + .seconds(1)
+            let status = session.status(of: connection)
+            output.event("status", status.json, human: status.firstLine + "\n" + status.secondLine)
+            if let duration = options.duration, (now - started).inSeconds >= duration { return }
+        }
+    }
+
+    func requestStop() {
+        lock.withLock {
+            stopRequested = true
+            lock.broadcast()
+        }
+    }
+
+    private func installSignalHandlers() {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { [self] in requestStop() }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+}
