@@ -96,28 +96,6 @@ public final class SRTPSession: Sendable {
         try transform(buffer, length: length, trailer: 0, "srtp_unprotect_rtcp", srtp_unprotect_rtcp)
     }
 
-    public func protectRTP(_ buffer: inout [UInt8], length: Int) throws(SRTPError) -> Int {
-        try onArray(&buffer) { (raw) throws(SRTPError) in try protectRTP(raw, length: length) }
-    }
-
-    public func unprotectRTP(_ buffer: inout [UInt8], length: Int) throws(SRTPError) -> Int {
-        try onArray(&buffer) { (raw) throws(SRTPError) in try unprotectRTP(raw, length: length) }
-    }
-
-    public func protectRTCP(_ buffer: inout [UInt8], length: Int) throws(SRTPError) -> Int {
-        try onArray(&buffer) { (raw) throws(SRTPError) in try protectRTCP(raw, length: length) }
-    }
-
-    public func unprotectRTCP(_ buffer: inout [UInt8], length: Int) throws(SRTPError) -> Int {
-        try onArray(&buffer) { (raw) throws(SRTPError) in try unprotectRTCP(raw, length: length) }
-    }
-
-    private func onArray(
-        _ buffer: inout [UInt8], _ body: (UnsafeMutableRawBufferPointer) throws(SRTPError) -> Int
-    ) throws(SRTPError) -> Int {
-        try buffer.withUnsafeMutableBytes { raw in Result { () throws(SRTPError) in try body(raw) } }.get()
-    }
-
     private func transform(
         _ buffer: UnsafeMutableRawBufferPointer, length: Int, trailer: Int, _ function: String,
         _ call: (srtp_t?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>?) -> srtp_err_status_t
