@@ -1,0 +1,95 @@
+import Media
+
+/// Spreads packets over time at a set rate, so a keyframe of a few hundred
+/// kilobytes does not leave as one burst that overflows router queues.
+///
+/// Pure logic on the `Instant`s it is given: the sender enqueues each
+/// packet's size (and keeps the packet itself in the same order), asks
+/// `nextSendTime` when to wake, and calls `dequeue` to take the head packet
+/// once it may leave. A leaky bucket: each packet sent pushes `readyAt`
+/// forward by its size over the rate; a packet may go once `readyAt` is
+/// within `burstAllowance` of now.
+public struct Pacer: Sendable {
+    /// WebRTC paces at 2.5× the encoder's target, so a keyframe drains in
+    /// well under a frame period's worth of extra delay.
+    public static let defaultRateMultiplier = 2.5
+    /// About a keyframe and a half at 1200-byte packets.
+    public static let defaultQueueCapacity = 512
+    /// Lets a few packets leave together, so the sender is not woken for every one.
+    public static let defaultBurstAllowance = Duration.milliseconds(5)
+
+    /// The pacing rate; change it when the target bitrate changes.
+    public var rateBitsPerSecond: Double
+    public let burstAllowance: Duration
+    /// Packets refused because the queue was full.
+    public private(set) var droppedPackets = 0
+    public private(set) var queuedBytes = 0
+
+    private var sizes: [Int]
+    private var head = 0
+    public private(set) var queuedPackets = 0
+    private var readyAt = Instant(nanoseconds: Int64.min / 2)
+
+    public init(
+        rateBitsPerSecond: Double, queueCapacity: Int = Pacer.defaultQueueCapacity,
+        burstAllowance: Duration = Pacer.defaultBurstAllowance
+    ) {
+        precondition(rateBitsPerSecond > 0 && queueCapacity > 0, "pacer needs a positive rate and queue")
+        self.rateBitsPerSecond = rateBitsPerSecond
+        self.burstAllowance = burstAllowance
+        sizes = [Int](repeating: 0, count: queueCapacity)
+    }
+
+    public var queueCapacity: Int { sizes.count }
+
+    /// Queues a packet of `size` bytes; false (and counted) when the queue is full.
+    @discardableResult
+    public mutating func enqueue(size: Int) -> Bool {
+        guard queuedPackets < sizes.count else {
+            droppedPackets += 1
+            return false
+        }
+        sizes[(head + queuedPackets) % sizes.count] = size
+        queuedPackets += 1
+        queuedBytes += size
+        return true
+    }
+
+    /// When the head of the queue may leave: `now` or later; nil when empty.
+    public func nextSendTime(now: Instant) -> Instant? {
+        guard queuedPackets > 0 else { return nil }
+        return max(now, readyAt - burstAllowance)
+    }
+
+    /// Whether a packet may leave at `now` outside the queue (retransmissions,
+    /// RTCP). Its size is charged afterwards by `didSend`, so it does not
+    /// change the answer.
+    public func canSend(now: Instant) -> Bool {
+        readyAt - burstAllowance <= now
+    }
+
+    /// Takes the head packet if it may leave at `now`, charges it to the
+    /// bucket and returns its size.
+    public mutating func dequeue(now: Instant) -> Int? {
+        guard queuedPackets > 0, canSend(now: now) else { return nil }
+        let size = sizes[head]
+        head = (head + 1) % sizes.count
+        queuedPackets -= 1
+        queuedBytes -= size
+        didSend(size: size, now: now)
+        return size
+    }
+
+    /// Charges a packet sent outside the queue to the bucket.
+    public mutating func didSend(size: Int, now: Instant) {
+        let seconds = Double(size * 8) / rateBitsPerSecond
+        readyAt = max(readyAt, now) + .nanoseconds(Int64(seconds * 1e9))
+    }
+
+    /// Forgets queued packets, e.g. when a keyframe replaces them.
+    public mutating func clear() {
+        head = 0
+        queuedPackets = 0
+        queuedBytes = 0
+    }
+}
