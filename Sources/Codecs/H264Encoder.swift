@@ -56,6 +56,9 @@ public final class H264Encoder: @unchecked Sendable {
         p.b_sliced_threads = s.threads > 1 ? 1 : 0
         p.i_keyint_max = Int32(keyframeInterval)
         p.i_keyint_min = 1
+        // No scene-cut IDRs: a window opening is not a reason for a keyframe's
+        // burst of bits; keyframes come when asked for.
+        p.i_scenecut_threshold = 0
         p.i_bframe = 0
         p.b_repeat_headers = 1
         p.b_annexb = 1

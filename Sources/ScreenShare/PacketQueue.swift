@@ -1,25 +1,33 @@
 import Foundation
+import Media
+import RTP
 
 /// The pacer's queue: plain RTP packets waiting to be protected and sent,
-/// in slots allocated once. Bounded: when full, a packet is dropped and
-/// counted rather than letting delay grow without end.
+/// in slots allocated once, released at the `Pacer`'s rate. Bounded: when
+/// full, a packet is dropped and counted rather than letting delay grow.
 final class PacketQueue: @unchecked Sendable {
     // Safety: every field is guarded by `condition`.
     static let slotSize = 1500
     /// About two 1080p keyframes' worth of packets.
     static let defaultCapacity = 1024
 
+    enum Next {
+        case packet(length: Int)
+        case wait(until: Instant)
+        case empty
+    }
+
     private let condition = NSCondition()
     private var slots: [[UInt8]]
     private var lengths: [Int]
     private var head = 0
-    private var count = 0
-    private(set) var dropped = 0
+    private var pacer: Pacer
     private var closed = false
 
-    init(capacity: Int = PacketQueue.defaultCapacity) {
+    init(capacity: Int = PacketQueue.defaultCapacity, rate: Int) {
         slots = (0..<capacity).map { _ in [UInt8](repeating: 0, count: PacketQueue.slotSize) }
         lengths = [Int](repeating: 0, count: capacity)
+        pacer = Pacer(rateBitsPerSecond: Double(max(rate, 1)), queueCapacity: capacity)
     }
 
     /// Writes a packet with `build` (which returns its length) at the tail.
@@ -27,60 +35,59 @@ final class PacketQueue: @unchecked Sendable {
     func push(_ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard count < slots.count else {
-            dropped += 1
+        let index = (head + pacer.queuedPackets) % slots.count
+        guard pacer.queuedPackets < slots.count else {
+            pacer.enqueue(size: 0)
             return false
         }
-        let index = (head + count) % slots.count
-        lengths[index] = slots[index].withUnsafeMutableBytes { build($0) }
-        count += 1
+        let length = slots[index].withUnsafeMutableBytes { build($0) }
+        lengths[index] = length
+        pacer.enqueue(size: length)
         condition.signal()
         return true
     }
 
-    /// Waits up to `timeout` for a packet, copies it into `out`, and returns its length.
-    func pop(into out: inout [UInt8], timeout: TimeInterval) -> Int? {
+    /// Takes the head packet into `out` if the pacer lets it leave at `now`.
+    func pop(into out: inout [UInt8], now: Instant) -> Next {
         condition.lock()
         defer { condition.unlock() }
-        if count == 0 && !closed {
-            _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
-        }
-        guard count > 0 else { return nil }
-        let length = lengths[head]
+        guard let ready = pacer.nextSendTime(now: now) else { return .empty }
+        guard ready <= now, let length = pacer.dequeue(now: now) else { return .wait(until: ready) }
         slots[head].withUnsafeBytes { src in
-            out.withUnsafeMutableBytes { dst in
-                dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<length]))
-            }
+            out.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<length])) }
         }
         head = (head + 1) % slots.count
-        count -= 1
-        return length
+        return .packet(length: length)
     }
 
-    /// The size of the packet at the head, without taking it.
-    var headLength: Int? {
+    /// Waits up to `timeout` for a packet to arrive.
+    func waitForPacket(timeout: TimeInterval) {
         condition.lock()
-        defer { condition.unlock() }
-        return count > 0 ? lengths[head] : nil
-    }
-
-    var queued: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return count
-    }
-
-    func clear() {
-        condition.lock()
-        head = 0
-        count = 0
+        if pacer.queuedPackets == 0 && !closed {
+            _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
+        }
         condition.unlock()
+    }
+
+    func setRate(_ rate: Int) {
+        condition.withLock { pacer.rateBitsPerSecond = Double(max(rate, 1)) }
+    }
+
+    var dropped: Int { condition.withLock { pacer.droppedPackets } }
+    var queued: Int { condition.withLock { pacer.queuedPackets } }
+
+    /// Forgets queued packets (a new transceiver's stream replaces them).
+    func clear() {
+        condition.withLock {
+            pacer.clear()
+            head = 0
+        }
     }
 
     func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
     }
 }

@@ -62,7 +62,7 @@ extension SenderConnection {
             let lost = nack.lostSequenceNumbers
             var resent = 0
             for sequence in lost {
-                if let packet = history.packet(sequenceNumber: sequence) {
+                if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
                     packet.withUnsafeBytes { bytes in
                         queue.push { slot in
                             slot.copyMemory(from: bytes)

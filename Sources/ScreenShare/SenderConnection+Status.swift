@@ -21,7 +21,7 @@ extension SenderConnection {
             s.keyframesMade = state.keyframesMade
             s.keyframesAsked = state.keyframesAsked
             s.framesDroppedLate = state.framesDroppedLate
-            s.framesDroppedBusy = pool.counters.droppedAllHeld
+            s.framesDroppedBusy = Int(pool.counters.droppedAllHeld)
             s.packetsDroppedPacer = queue.dropped
             s.watchdog = watchdog
             s.limitation = limitation(target: target, now: now)

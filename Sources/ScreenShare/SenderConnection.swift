@@ -4,6 +4,7 @@ import Encoding
 import Foundation
 import Media
 import RTP
+import Synchronization
 
 /// Everything the share does for one receiver: its encoder (on a thread of
 /// its own), its pacer and SRTP protection (a second thread), and the
@@ -20,8 +21,8 @@ public final class SenderConnection: @unchecked Sendable {
     let socket: UDPSocket
     let protector: SRTPSession?         // send thread
     let feedbackUnprotector: SRTPSession? // feedback thread
-    let queue = PacketQueue()
-    let history = PacketHistory()
+    let queue: PacketQueue
+    let history = Mutex(PacketHistory())
     private let latestFrame: @Sendable () -> Surface?
 
     let lock = NSCondition()
@@ -49,6 +50,7 @@ public final class SenderConnection: @unchecked Sendable {
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
         transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType)
         state = ConnectionState(share: share, ssrc: ssrc, cap: config.bitrateCap, started: clock.now)
+        queue = PacketQueue(rate: state.pacingRate(now: clock.now))
     }
 
     public var localAddress: SocketAddress { socket.localAddress }
@@ -212,7 +214,6 @@ public final class SenderConnection: @unchecked Sendable {
 
     private func sendLoop() {
         var buffer = [UInt8](repeating: 0, count: PacketQueue.slotSize + SRTPSession.maximumTrailerLength)
-        var pacer = PacingBudget()
         var nextReport = clock.now + ConnectionState.senderReportInterval
         while lock.withLock({ state.running }) {
             let now = clock.now
@@ -220,24 +221,24 @@ public final class SenderConnection: @unchecked Sendable {
                 sendReport(now: now)
                 nextReport = now + ConnectionState.senderReportInterval
             }
-            let rate = lock.withLock { state.pacingRate(now: now) }
-            if let length = queue.headLength {
-                let wait = pacer.delay(forBytes: length, rate: rate, now: now)
-                if wait > .zero {
-                    Thread.sleep(forTimeInterval: wait.inSeconds)
-                    continue
-                }
+            queue.setRate(lock.withLock { state.pacingRate(now: now) })
+            switch queue.pop(into: &buffer, now: now) {
+            case .packet(let length):
+                send(&buffer, length: length)
+            case .wait(let until):
+                Thread.sleep(forTimeInterval: max(0.0002, (until - now).inSeconds))
+            case .empty:
+                queue.waitForPacket(timeout: 0.05)
             }
-            guard let length = queue.pop(into: &buffer, timeout: 0.05) else { continue }
-            pacer.spend(bytes: length, rate: rate, now: clock.now)
-            send(&buffer, length: length)
         }
     }
 
     private func send(_ buffer: inout [UInt8], length: Int) {
         let marker = buffer[1] & 0x80 != 0
         let sequence = UInt16(buffer[2]) << 8 | UInt16(buffer[3])
-        buffer.withUnsafeBytes { history.store(UnsafeRawBufferPointer(rebasing: $0[0..<length]), sequenceNumber: sequence) }
+        buffer.withUnsafeBytes { bytes in
+            history.withLock { _ = $0.store(UnsafeRawBufferPointer(rebasing: bytes[0..<length]), sequenceNumber: sequence) }
+        }
         var wireLength = length
         if let protector {
             guard let protected = try? protector.protectRTP(&buffer, length: length) else {

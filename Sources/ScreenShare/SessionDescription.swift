@@ -24,7 +24,7 @@ public struct SessionDescription: Sendable {
     /// The text; it holds the key, so it goes only to the file the user named.
     public var text: String {
         let family = destination.family == .ipv4 ? "IP4" : "IP6"
-        let host = destination.hostText
+        let host = destination.host
         var lines = [
             "v=0",
             "o=- \(ssrc) 1 IN \(family) \(host)",
