@@ -70,6 +70,7 @@ struct ConnectionState {
     var receiverReports = 0
     var lastFractionLost = 0.0
 
+    var glassToPacket = LatencyRecorder()
     var encodedMeter = RateMeter()
     var sentMeter = RateMeter()
     var bitrateMeter = RateMeter()

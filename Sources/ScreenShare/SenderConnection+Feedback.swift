@@ -63,7 +63,7 @@ extension SenderConnection {
             var resent = 0
             for sequence in lost {
                 if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
-                    packet.withUnsafeBytes { bytes in
+                    _ = packet.withUnsafeBytes { bytes in
                         queue.push { slot in
                             slot.copyMemory(from: bytes)
                             return bytes.count

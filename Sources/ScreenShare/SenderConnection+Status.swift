@@ -24,6 +24,8 @@ extension SenderConnection {
             s.framesDroppedBusy = Int(pool.counters.droppedAllHeld)
             s.packetsDroppedPacer = queue.dropped
             s.watchdog = watchdog
+            s.glassToPacketP50 = state.glassToPacket.percentile(0.5)
+            s.glassToPacketP99 = state.glassToPacket.percentile(0.99)
             s.limitation = limitation(target: target, now: now)
             return s
         }

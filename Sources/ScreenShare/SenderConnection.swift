@@ -187,7 +187,11 @@ public final class SenderConnection: @unchecked Sendable {
                 guard result.encoded else { return }
                 state.encodedMeter.record(at: now)
                 state.framesEncoded += 1
-                if isRepeat { state.stillRepeats += 1 }
+                if isRepeat {
+                    state.stillRepeats += 1
+                } else {
+                    state.glassToPacket.frameEncoded(timestamp: result.timestamp, captured: frame.captureTime)
+                }
                 if result.keyframe {
                     state.gate.keyframeEncoded(at: now)
                     state.keyframesMade += 1
@@ -256,6 +260,7 @@ public final class SenderConnection: @unchecked Sendable {
                 state.bitrateMeter.record(wireLength * 8, at: now)
                 state.lastRTPTimestamp = UInt32(buffer[4]) << 24 | UInt32(buffer[5]) << 16 | UInt32(buffer[6]) << 8 | UInt32(buffer[7])
                 if marker {
+                    state.glassToPacket.lastPacketSent(timestamp: state.lastRTPTimestamp, at: now)
                     state.framesSent += 1
                     state.sentMeter.record(at: now)
                 }

@@ -26,6 +26,8 @@ public struct ShareStatus: Sendable, Equatable {
     public var framesDroppedBusy = 0
     public var packetsDroppedPacer = 0
     public var watchdog = "watching"
+    public var glassToPacketP50: Duration?
+    public var glassToPacketP99: Duration?
 
     public init() {}
 
@@ -63,6 +65,8 @@ public struct ShareStatus: Sendable, Equatable {
             ("keyframesMade", .int(keyframesMade)), ("keyframesAsked", .int(keyframesAsked)),
             ("droppedLate", .int(framesDroppedLate)), ("droppedBusy", .int(framesDroppedBusy)),
             ("pacerDrops", .int(packetsDroppedPacer)), ("watchdog", .string(watchdog)),
+            ("glassToPacketP50Ms", glassToPacketP50.map { .double($0.inMilliseconds) } ?? .null),
+            ("glassToPacketP99Ms", glassToPacketP99.map { .double($0.inMilliseconds) } ?? .null),
         ]
     }
 }

@@ -63,12 +63,12 @@ final class Transceiver: @unchecked Sendable {
 
     /// Encodes `surface` and hands each RTP packet (plain) to `send`.
     /// Returns whether a frame came out and whether it was a keyframe.
-    func encode(_ surface: Surface, keyframe: Bool, send: (UnsafeRawBufferPointer) -> Void) throws(CodecError) -> (encoded: Bool, keyframe: Bool, bytes: Int) {
-        guard let encoder else { return (false, false, 0) }
+    func encode(_ surface: Surface, keyframe: Bool, send: (UnsafeRawBufferPointer) -> Void) throws(CodecError) -> (encoded: Bool, keyframe: Bool, bytes: Int, timestamp: UInt32) {
+        guard let encoder else { return (false, false, 0, 0) }
         converter.convert(surface, into: picture)
         let timestamp = rtpTimestamp(for: surface.captureTime)
         guard let frame = try encoder.encode(picture, rtpTimestamp: timestamp, pts: Int64(timestamp), keyframe: keyframe) else {
-            return (false, false, 0)
+            return (false, false, 0, timestamp)
         }
         scratch.reserveCapacity(PacketQueue.slotSize)
         packetizer.packetize(frame.bytes) { payload, last in
@@ -79,6 +79,6 @@ final class Transceiver: @unchecked Sendable {
             sequence &+= 1
             scratch.withUnsafeBytes { send($0) }
         }
-        return (true, frame.isKeyframe, frame.bytes.count)
+        return (true, frame.isKeyframe, frame.bytes.count, timestamp)
     }
 }
