@@ -72,7 +72,8 @@ public final class ScreenReceiver: @unchecked Sendable {
     public var localAddress: SocketAddress { socket.localAddress }
 
     /// A line from whoever stands in for the call client: `shareAgain [SSRC]`
-    /// or `transceiver SSRC` (a new stream announced by the sender), or `stop`.
+    /// or `transceiver SSRC` (a new stream announced by the sender), `pli`
+    /// (ask for a keyframe now), or `stop`.
     public func command(_ line: String) {
         commandLock.withLock { commands.append(line) }
     }
@@ -122,6 +123,9 @@ public final class ScreenReceiver: @unchecked Sendable {
             output.log(.info, "screen", "share-again announced")
         case "transceiver":
             output.log(.info, "screen", "new stream announced: SSRC \(words.dropFirst().joined(separator: " "))")
+        case "pli":
+            lastPLI = .zero
+            requestKeyframe(now: clock.now, reason: "asked on stdin")
         case "stop":
             stopRequested = true
         default:

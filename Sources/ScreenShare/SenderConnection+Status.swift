@@ -24,6 +24,8 @@ extension SenderConnection {
             s.framesDroppedBusy = Int(pool.counters.droppedAllHeld)
             s.packetsDroppedPacer = queue.dropped
             s.watchdog = watchdog
+            s.framesSent = state.framesSent
+            s.framesEncoded = state.framesEncoded
             s.glassToPacketP50 = state.glassToPacket.percentile(0.5)
             s.glassToPacketP99 = state.glassToPacket.percentile(0.99)
             s.limitation = limitation(target: target, now: now)

@@ -175,7 +175,7 @@ public final class SenderConnection: @unchecked Sendable {
         do {
             try transceiver.configure(settings)
             let started = clock.now
-            let result = try transceiver.encode(frame, keyframe: keyframe) { packet in
+            let result = try transceiver.encode(frame, at: isRepeat ? started : frame.captureTime, keyframe: keyframe) { packet in
                 queue.push { slot in
                     slot.copyMemory(from: packet)
                     return packet.count

@@ -26,6 +26,8 @@ public struct ShareStatus: Sendable, Equatable {
     public var framesDroppedBusy = 0
     public var packetsDroppedPacer = 0
     public var watchdog = "watching"
+    public var framesSent = 0
+    public var framesEncoded = 0
     public var glassToPacketP50: Duration?
     public var glassToPacketP99: Duration?
 
@@ -64,7 +66,7 @@ public struct ShareStatus: Sendable, Equatable {
             ("capturedFps", .double(capturedFPS)), ("encodedFps", .double(encodedFPS)), ("sentFps", .double(sentFPS)),
             ("keyframesMade", .int(keyframesMade)), ("keyframesAsked", .int(keyframesAsked)),
             ("droppedLate", .int(framesDroppedLate)), ("droppedBusy", .int(framesDroppedBusy)),
-            ("pacerDrops", .int(packetsDroppedPacer)), ("watchdog", .string(watchdog)),
+            ("pacerDrops", .int(packetsDroppedPacer)), ("framesSent", .int(framesSent)), ("framesEncoded", .int(framesEncoded)), ("watchdog", .string(watchdog)),
             ("glassToPacketP50Ms", glassToPacketP50.map { .double($0.inMilliseconds) } ?? .null),
             ("glassToPacketP99Ms", glassToPacketP99.map { .double($0.inMilliseconds) } ?? .null),
         ]

@@ -61,12 +61,14 @@ final class Transceiver: @unchecked Sendable {
         encoderGeneration += 1
     }
 
-    /// Encodes `surface` and hands each RTP packet (plain) to `send`.
+    /// Encodes `surface` as the picture at `time` (its capture time, or now
+    /// for a still-frame repeat: a repeat is a new frame on the stream's
+    /// clock) and hands each RTP packet (plain) to `send`.
     /// Returns whether a frame came out and whether it was a keyframe.
-    func encode(_ surface: Surface, keyframe: Bool, send: (UnsafeRawBufferPointer) -> Void) throws(CodecError) -> (encoded: Bool, keyframe: Bool, bytes: Int, timestamp: UInt32) {
+    func encode(_ surface: Surface, at time: Instant, keyframe: Bool, send: (UnsafeRawBufferPointer) -> Void) throws(CodecError) -> (encoded: Bool, keyframe: Bool, bytes: Int, timestamp: UInt32) {
         guard let encoder else { return (false, false, 0, 0) }
         converter.convert(surface, into: picture)
-        let timestamp = rtpTimestamp(for: surface.captureTime)
+        let timestamp = rtpTimestamp(for: time)
         guard let frame = try encoder.encode(picture, rtpTimestamp: timestamp, pts: Int64(timestamp), keyframe: keyframe) else {
             return (false, false, 0, timestamp)
         }

@@ -5,7 +5,7 @@ import RTP
 
 // screen-receiver --listen HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [--json] [--duration S]
 //   [--wedge keyframe|decoder|sticky|forever] [--wedge-after S] [--source-width W]
-// Lines on stdin come from whoever stands in for the call client: `shareAgain [SSRC]`, `transceiver SSRC`, `stop`.
+// Lines on stdin come from whoever stands in for the call client: `shareAgain [SSRC]`, `transceiver SSRC`, `pli`, `stop`.
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("screen-receiver: \(message)\n".utf8))

@@ -1,0 +1,109 @@
+import Foundation
+
+/// A program of the project's, run for a test: its stdout lines collected,
+/// its stdin writable, killed if the test ends first.
+final class ManagedProcess: @unchecked Sendable {
+    // Safety: `process` and the pipes are set up in init; `lines` is in a Mutex.
+    let process = Process()
+    private let stdin = Pipe()
+    private let stdout = Pipe()
+    private let buffer = LineBuffer()
+
+    /// The directory holding the built executables (beside the test bundle).
+    static let binaries: URL = {
+        if let dir = ProcessInfo.processInfo.environment["SCREENSHARE_BIN"] { return URL(fileURLWithPath: dir) }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }()
+
+    init(_ name: String, _ arguments: [String], stderrTo log: String? = nil) throws {
+        process.executableURL = ManagedProcess.binaries.appendingPathComponent(name)
+        process.arguments = arguments
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        if let log {
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: log)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
+        stdout.fileHandleForReading.readabilityHandler = { [buffer] handle in
+            let data = handle.availableData
+            guard !data.isEmpty else { return }
+            buffer.append(String(decoding: data, as: UTF8.self))
+        }
+        try process.run()
+    }
+
+    var lines: [String] { buffer.lines }
+
+    /// JSON objects printed with `"event": kind`.
+    func events(_ kind: String) -> [[String: Any]] {
+        lines.compactMap { line in
+            guard let data = line.data(using: .utf8),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  object["event"] as? String == kind else { return nil }
+            return object
+        }
+    }
+
+    func send(_ line: String) {
+        try? stdin.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Waits until `condition` holds on the collected lines, or `timeout` passes.
+    @discardableResult
+    func waitFor(timeout: TimeInterval, _ condition: (ManagedProcess) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if condition(self) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return condition(self)
+    }
+
+    func waitForExit(timeout: TimeInterval) -> Int32? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { return nil }
+        Thread.sleep(forTimeInterval: 0.1)
+        return process.terminationStatus
+    }
+
+    func interrupt() {
+        if process.isRunning { process.interrupt() }
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// Output split into lines as it arrives.
+final class LineBuffer: @unchecked Sendable {
+    // Safety: both fields are guarded by `lock`.
+    private let lock = NSLock()
+    private var partial = ""
+    private var complete: [String] = []
+
+    func append(_ text: String) {
+        lock.withLock {
+            partial += text
+            while let newline = partial.firstIndex(of: "\n") {
+                complete.append(String(partial[..<newline]))
+                partial = String(partial[partial.index(after: newline)...])
+            }
+        }
+    }
+
+    var lines: [String] { lock.withLock { complete } }
+}
+
+/// A fresh SRTP master key and salt in a file, as `--srtp-key-file` takes it.
+func makeKeyFile(bytes: Int = 30) throws -> (path: String, base64: String) {
+    var key = [UInt8](repeating: 0, count: bytes)
+    for i in key.indices { key[i] = UInt8.random(in: 0...255) }
+    let base64 = Data(key).base64EncodedString()
+    let path = NSTemporaryDirectory() + "screenshare-key-\(UUID().uuidString)"
+    try (base64 + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    return (path, base64)
+}
