@@ -8,7 +8,7 @@ import Testing
         let receiver = try ManagedProcess("screen-receiver", ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "16"])
         #expect(receiver.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
         let address = try #require(receiver.events("listening").first?["address"] as? String)
-        let sender = try ManagedProcess("screenshare", ["share", "--source", "synthetic", "--scenario", "motion", "--size", "1920x1080", "--fps", "30",
+        let sender = try ManagedProcess("screenshare", ["share", "--source", "synthetic", "--scenario", "motion", "--policy", "detail", "--size", "1920x1080", "--fps", "30",
                                                         "--to", address, "--srtp-key-file", key.path, "--duration", "10", "--json"])
         // At 5 s the receiver asks for a keyframe.
         Thread.sleep(forTimeInterval: 5)

@@ -15,8 +15,9 @@ final class ManagedProcess: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }()
 
+    /// Runs one of the project's programs by name, or any program by absolute path.
     init(_ name: String, _ arguments: [String], stderrTo log: String? = nil) throws {
-        process.executableURL = ManagedProcess.binaries.appendingPathComponent(name)
+        process.executableURL = name.hasPrefix("/") ? URL(fileURLWithPath: name) : ManagedProcess.binaries.appendingPathComponent(name)
         process.arguments = arguments
         process.standardInput = stdin
         process.standardOutput = stdout
