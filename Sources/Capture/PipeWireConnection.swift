@@ -12,7 +12,8 @@ final class PipeWireConnection {
     let core: OpaquePointer
     private var running = false
 
-    /// `remoteFD` is duplicated, so the caller keeps its own for a later reconnect.
+    /// `remoteFD` is taken over (PipeWire closes it). A connection cannot be
+    /// picked up again once a context has left it, so each run needs a fresh one.
     init(remoteFD: Int32?, threadName: String) throws(CaptureError) {
         PipeWireRemote.initializeLibrary()
         guard let loop = pw_thread_loop_new(threadName, nil) else {
@@ -24,8 +25,7 @@ final class PipeWireConnection {
         }
         let core: OpaquePointer?
         if let remoteFD {
-            let own = dup(remoteFD)
-            core = own >= 0 ? pw_context_connect_fd(context, own, nil, 0) : nil
+            core = pw_context_connect_fd(context, remoteFD, nil, 0)
         } else {
             core = pw_context_connect(context, nil, 0)
         }

@@ -18,7 +18,7 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
     }
 
     private let node: @Sendable () -> UInt32?
-    private let remoteFD: Int32?
+    private let remote: @Sendable () throws(CaptureError) -> Int32?
     private let fps: Int
     private let linksItself: Bool
     private let stallLimit: Duration
@@ -26,22 +26,34 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
 
     /// - Parameters:
     ///   - nodeID: the PipeWire node to capture; nil lets the session manager choose.
-    ///   - remoteFD: a connection to PipeWire (the portal's); nil connects to
-    ///     this user's daemon. The caller keeps it open and closes it.
+    ///   - remoteFD: a connection to PipeWire (the portal's), taken over by the
+    ///     source; nil connects to this user's daemon. It serves one run only:
+    ///     a restart needs a fresh one, so use the other initializer to restart.
     ///   - fps: the share's frame rate, capped at 30.
     ///   - linksItself: link to the node through the daemon's link factory,
     ///     for a PipeWire with no session manager (tests, bare systems).
     ///   - stallLimit: how long the stream may sit paused before that is a failure.
     public convenience init(nodeID: UInt32?, remoteFD: Int32? = nil, fps: Int,
                             linksItself: Bool = false, stallLimit: Duration = .seconds(3)) {
-        self.init(remoteFD: remoteFD, fps: fps, linksItself: linksItself, stallLimit: stallLimit) { nodeID }
+        let handedOver = Mutex<Int32?>(remoteFD)
+        let remote: @Sendable () throws(CaptureError) -> Int32? = { () throws(CaptureError) -> Int32? in
+            guard remoteFD != nil else { return nil }
+            guard let fd = handedOver.withLock({ fd in defer { fd = nil }; return fd }) else {
+                throw CaptureError(.temporary, "The PipeWire connection handed to the capture was used up; restart the share to get a new one")
+            }
+            return fd
+        }
+        self.init(fps: fps, linksItself: linksItself, stallLimit: stallLimit, remote: remote) { nodeID }
     }
 
-    /// `node` is asked at every start, since a restarted producer has a new node id.
-    public init(remoteFD: Int32? = nil, fps: Int, linksItself: Bool = false,
-                stallLimit: Duration = .seconds(3), node: @escaping @Sendable () -> UInt32?) {
+    /// `remote` gives a fresh PipeWire connection (taken over; nil for this
+    /// user's daemon) and `node` the node to capture, both asked at every
+    /// start, since a restarted producer has a new node id.
+    public init(fps: Int, linksItself: Bool = false, stallLimit: Duration = .seconds(3),
+                remote: @escaping @Sendable () throws(CaptureError) -> Int32?,
+                node: @escaping @Sendable () -> UInt32?) {
         self.node = node
-        self.remoteFD = remoteFD
+        self.remote = remote
         self.fps = min(max(1, fps), CaptureLimits.maxFPS)
         self.linksItself = linksItself
         self.stallLimit = stallLimit
@@ -69,7 +81,7 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
         if target == nil, linksItself {
             throw CaptureError(.temporary, "No PipeWire node to capture: the producer has not said which node it is")
         }
-        let consumer = try PipeWireConsumer(target: target, remoteFD: remoteFD, fps: fps,
+        let consumer = try PipeWireConsumer(target: target, remoteFD: try remote(), fps: fps,
                                             linksItself: linksItself, stallLimit: stallLimit, output: output)
         let ticker = FrameTicker(fps: fps, name: "capture-pipewire-health")
         ticker.start { _ in

@@ -8,7 +8,8 @@ import Media
 ///   screen, so the capture is alive: say *idle*.
 /// - **Streaming, no new buffer, fixed-rate producer**: a short gap is
 ///   jitter (*idle*); once it lasts `stallLimit` the producer should have
-///   sent frames and did not, so say *nothing* and let the watchdog restart.
+///   sent frames and did not (a removed node leaves our stream "streaming"
+///   with nothing linked), so *fail* (temporary) and let the watchdog restart.
 /// - **Paused, connecting or unconnected**: frames cannot come. Say nothing;
 ///   once it lasts `stallLimit`, *fail* (temporary) in plain words.
 /// - **Error**: *fail* at once with PipeWire's message.
@@ -64,7 +65,8 @@ struct PipeWireStreamHealth {
             let quietSince = max(lastFrame ?? phaseSince, phaseSince)
             if now - quietSince < period { return .delivering }
             if damageDriven || now - quietSince < stallLimit { return .idle }
-            return .silent
+            failed = true
+            return .fail(stalledMessage)
         }
     }
 
@@ -76,6 +78,8 @@ struct PipeWireStreamHealth {
             return "The PipeWire screen stream has been paused for \(limit) s: the shared screen or window has gone away, or nothing linked it to screenshare"
         case .unconnected:
             return "The connection to PipeWire was lost and has not come back for \(limit) s"
+        case .streaming:
+            return "The PipeWire screen stream has sent no frames for \(limit) s although its producer runs at a fixed rate: the shared screen or window has gone away or stopped"
         default:
             return "The PipeWire screen stream did not start within \(limit) s"
         }

@@ -39,7 +39,7 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
     private var held: [(buffer: UnsafeMutablePointer<pw_buffer>, until: UInt64)] = []
     private let published = Mutex<(node: UInt32?, sent: UInt64)>((nil, 0))
 
-    /// Connects to `remoteFD` (or this user's daemon) and starts sending.
+    /// Connects through `remoteFD` (taken over) or to this user's daemon, and starts sending.
     public init(_ options: Options, remoteFD: Int32? = nil) throws(CaptureError) {
         self.options = options
         connection = try PipeWireConnection(remoteFD: remoteFD, threadName: "test-producer")
@@ -64,10 +64,12 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
     public var nodeID: UInt32? { published.withLock { $0.node } }
     public var framesSent: UInt64 { published.withLock { $0.sent } }
 
+    /// Removes the node at once (destroyed while the loop still runs, so the
+    /// daemon hears of it), as a compositor ending a share does.
     public func stop() {
         ticker.stop()
+        connection.locked { stream.destroy() }
         connection.stopThread()
-        stream.destroy()
     }
 
     deinit {

@@ -14,20 +14,20 @@ struct PipeWireSourceTests {
                               _ body: (TestPipeWireDaemon, PipeWireTestProducer) throws -> Void) throws {
         let daemon = try TestPipeWireDaemon()
         defer { daemon.stop() }
-        let fd = try daemon.connect()
-        defer { close(fd) }
-        let producer = try PipeWireTestProducer(options, remoteFD: fd)
+        let producer = try PipeWireTestProducer(options, remoteFD: try daemon.connect())
         defer { producer.stop() }
         try body(daemon, producer)
     }
 
     private func capture(_ daemon: TestPipeWireDaemon, node: @escaping @Sendable () -> UInt32?,
-                         sink: RecordingSink, stallLimit: Duration = .seconds(3)) throws -> (PipeWireSource, CaptureOutput, Int32) {
-        let fd = try daemon.connect()
-        let source = PipeWireSource(remoteFD: fd, fps: Self.fps, linksItself: true, stallLimit: stallLimit, node: node)
+                         sink: RecordingSink, stallLimit: Duration = .seconds(3)) throws -> (PipeWireSource, CaptureOutput) {
+        let socket = daemon.socketPath
+        let source = PipeWireSource(fps: Self.fps, linksItself: true, stallLimit: stallLimit,
+                                    remote: { () throws(CaptureError) -> Int32? in try PipeWireRemote.connectSocket(path: socket) },
+                                    node: node)
         let output = CaptureOutput(pool: SurfacePool(width: 1920, height: 1080), clock: SystemClock(), sink: sink)
         try source.start(output)
-        return (source, output, fd)
+        return (source, output)
     }
 
     private func waitForNode(_ producer: PipeWireTestProducer) throws -> UInt32 {
@@ -45,8 +45,8 @@ struct PipeWireSourceTests {
         try withProducer(options) { daemon, producer in
             let node = try waitForNode(producer)
             let sink = RecordingSink()
-            let (source, _, fd) = try capture(daemon, node: { node }, sink: sink)
-            defer { source.stop(); close(fd) }
+            let (source, _) = try capture(daemon, node: { node }, sink: sink)
+            defer { source.stop() }
             #expect(sink.wait(upTo: .seconds(5)) { $0.frames.count >= 10 })
             let frames = sink.frames
             #expect(frames.allSatisfy { $0.patternMatches && $0.width == 320 && $0.height == 240 })
@@ -61,8 +61,8 @@ struct PipeWireSourceTests {
         try withProducer(options) { daemon, producer in
             let node = try waitForNode(producer)
             let sink = RecordingSink()
-            let (source, _, fd) = try capture(daemon, node: { node }, sink: sink)
-            defer { source.stop(); close(fd) }
+            let (source, _) = try capture(daemon, node: { node }, sink: sink)
+            defer { source.stop() }
             #expect(sink.wait(upTo: .seconds(6)) { $0.frames.filter { $0.width == 480 }.count >= 10 })
             let frames = sink.frames
             #expect(frames.contains { $0.width == 320 && $0.height == 240 })
@@ -79,8 +79,8 @@ struct PipeWireSourceTests {
             // Inside the 16 px square whose top-left is the position less the hotspot.
             let inside = (x: 100 - PipeWireTestPattern.cursorHotspot.x + 8, y: 60 - PipeWireTestPattern.cursorHotspot.y + 8)
             let sink = RecordingSink(cursorProbe: inside)
-            let (source, _, fd) = try capture(daemon, node: { node }, sink: sink)
-            defer { source.stop(); close(fd) }
+            let (source, _) = try capture(daemon, node: { node }, sink: sink)
+            defer { source.stop() }
             #expect(sink.wait(upTo: .seconds(5)) { $0.frames.count >= 10 })
             let late = sink.frames.dropFirst(3)
             #expect(!late.isEmpty && late.allSatisfy { $0.cursorPixel == PipeWireTestPattern.cursorColour })
@@ -94,8 +94,8 @@ struct PipeWireSourceTests {
         try withProducer(options) { daemon, producer in
             let node = try waitForNode(producer)
             let sink = RecordingSink()
-            let (source, _, fd) = try capture(daemon, node: { node }, sink: sink)
-            defer { source.stop(); close(fd) }
+            let (source, _) = try capture(daemon, node: { node }, sink: sink)
+            defer { source.stop() }
             #expect(sink.wait(upTo: .seconds(6)) { $0.frames.count >= 60 })
             let frames = sink.frames.dropFirst(2)
             let gaps = zip(frames, frames.dropFirst()).map { $1.arrival - $0.arrival }
@@ -111,25 +111,22 @@ extension PipeWireSourceTests {
         let daemon = try TestPipeWireDaemon()
         defer { daemon.stop() }
         let options = PipeWireTestProducer.Options(width: 320, height: 240)
-        let producerFD = try daemon.connect()
-        defer { close(producerFD) }
-        let first = try PipeWireTestProducer(options, remoteFD: producerFD)
-        let current = Mutex<UInt32?>(try waitForNode(first))
+        var first: PipeWireTestProducer? = try PipeWireTestProducer(options, remoteFD: try daemon.connect())
+        let current = Mutex<UInt32?>(try waitForNode(first!))
         let sink = RecordingSink()
-        let (source, output, fd) = try capture(daemon, node: { current.withLock { $0 } }, sink: sink,
+        let (source, output) = try capture(daemon, node: { current.withLock { $0 } }, sink: sink,
                                                stallLimit: .seconds(1))
-        defer { source.stop(); close(fd) }
+        defer { source.stop() }
         #expect(sink.wait(upTo: .seconds(5)) { $0.frames.count >= 5 })
 
-        first.stop()
+        // The producer goes away as a crashed one would: its node and connection vanish.
+        first = nil
         #expect(sink.wait(upTo: .seconds(4)) { !$0.failures.isEmpty })
         let failure = try #require(sink.failures.first)
         #expect(failure.kind == .temporary)
-        #expect(failure.message.contains("paused"), "\(failure.message)")
+        #expect(failure.message.contains("gone away"), "\(failure.message)")
 
-        let secondFD = try daemon.connect()
-        defer { close(secondFD) }
-        let second = try PipeWireTestProducer(options, remoteFD: secondFD)
+        let second = try PipeWireTestProducer(options, remoteFD: try daemon.connect())
         defer { second.stop() }
         let secondNode = try waitForNode(second)
         current.withLock { $0 = secondNode }
