@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "Media"),
         .target(name: "Events"),
         .target(name: "YUV", dependencies: ["CYUV", "Media"]),
-        .target(name: "Capture", dependencies: ["Media", "YUV"]),
+        .target(name: "Capture", dependencies: ["Media", "YUV", "CPipeWire", "CDBus"]),
         .target(name: "Encoding", dependencies: ["Media"]),
         .target(name: "Codecs", dependencies: ["CX264", "CVPX", "CAVCodec", "Media", "Encoding", "YUV"]),
         .target(name: "RTP", dependencies: ["CSRTP", "Media"]),
@@ -31,6 +31,7 @@ let package = Package(
         .target(name: "Receiving", dependencies: ["Events", "Media", "YUV", "Capture", "Codecs", "RTP", "Recovery"]),
         .executableTarget(name: "screenshare", dependencies: ["ScreenShare"]),
         .executableTarget(name: "screen-receiver", dependencies: ["Receiving"], path: "Tools/screen-receiver"),
+        .executableTarget(name: "pipewire-test-producer", dependencies: ["Capture"], path: "Tools/pipewire-test-producer"),
 
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
@@ -38,5 +39,6 @@ let package = Package(
         .testTarget(name: "EncodingTests", dependencies: ["Encoding", "Media"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Encoding", "YUV", "Capture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
+        .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
     ]
 )
