@@ -3,12 +3,14 @@ import Media
 /// The generated screen as a capture source: draws a frame only when the
 /// screen changed (as damage tracking would), and says "idle" otherwise.
 public final class SyntheticSource: CaptureSource, @unchecked Sendable {
-    // Safety: `stopped`/frame state only touched on the ticker's thread or before start.
+    // Safety: `starts` is only touched by start, which the share calls from one thread at a time.
     public let screen: SyntheticScreen
     private let ticker: FrameTicker
-    /// For tests: from this frame on, the source stops delivering anything,
-    /// not even "idle", as a wedged capture would.
+    /// For tests: from this frame on, the source's first run stops
+    /// delivering anything, not even "idle", as a wedged capture would; the
+    /// watchdog's restart mends it.
     public let stallAfterFrame: UInt64?
+    private var starts = 0
 
     public init(width: Int, height: Int, fps: Int, scenario: SyntheticScreen.Scenario = .demo,
                 seed: UInt64 = 1, stallAfterFrame: UInt64? = nil) {
@@ -24,7 +26,8 @@ public final class SyntheticSource: CaptureSource, @unchecked Sendable {
 
     public func start(_ output: CaptureOutput) throws(CaptureError) {
         let screen = self.screen
-        let stallAfter = stallAfterFrame
+        starts += 1
+        let stallAfter = starts == 1 ? stallAfterFrame : nil
         ticker.start { frame in
             if let stallAfter, frame >= stallAfter { return }
             guard screen.changes(at: frame) else {

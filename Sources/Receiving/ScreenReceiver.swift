@@ -103,7 +103,10 @@ public final class ScreenReceiver: @unchecked Sendable {
                !wedgeEngaged, (now - started).inSeconds >= wedgeAfter {
                 wedge?.engage(ssrc: stream?.ssrc)
                 wedgeEngaged = true
-                output.log(.info, "screen", "decoder wedged (\(options.wedge!.rawValue))")
+                wedgeMended = false
+                output.event("wedge", [("state", .string("engaged")), ("mode", .string(options.wedge!.rawValue)),
+                                       ("t", .double((now - started).inSeconds))],
+                             human: "decoder wedged (\(options.wedge!.rawValue))")
             }
             guard let received = try? socket.receive(into: &buffer, timeout: .milliseconds(20)) else { continue }
             peer = received.from
@@ -114,8 +117,13 @@ public final class ScreenReceiver: @unchecked Sendable {
     }
 
     private var wedgeEngaged = false
+    private var wedgeMended = false
 
     private func handleCommand(_ line: String) {
+        if line.hasPrefix("{") {
+            handleEvent(line)
+            return
+        }
         let words = line.split(separator: " ").map(String.init)
         switch words.first {
         case "shareAgain":
@@ -130,6 +138,17 @@ public final class ScreenReceiver: @unchecked Sendable {
             stopRequested = true
         default:
             output.log(.warning, "screen", "unknown command \"\(line)\"")
+        }
+    }
+
+    /// A sender event relayed unchanged by the stand-in call client: a
+    /// share-again's new stream is what mends a sticky wedge.
+    private func handleEvent(_ line: String) {
+        guard let value = try? JSONParser.parse(line), value["event"]?.stringValue == "transceiver" else { return }
+        let ssrc = value["ssrc"]?.intValue.flatMap { UInt32(exactly: $0) }
+        output.log(.info, "screen", "new stream announced: SSRC \(ssrc.map(String.init) ?? "?")")
+        if value["reason"]?.stringValue == "shareAgain" {
+            wedge?.shareAgainAnnounced(ssrc: ssrc)
         }
     }
 
@@ -213,6 +232,11 @@ public final class ScreenReceiver: @unchecked Sendable {
         }
         stream?.needsKeyframe = false
         figures.framesDecoded += 1
+        if wedgeEngaged && !wedgeMended {
+            wedgeMended = true
+            output.event("wedge", [("state", .string("mended")), ("t", .double((now - started).inSeconds))],
+                         human: "decoding again after the wedge")
+        }
         figures.width = picture.width
         figures.height = picture.height
         decodedMeter.record(at: now)

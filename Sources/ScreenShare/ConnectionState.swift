@@ -1,5 +1,6 @@
 import Encoding
 import Media
+import RTP
 
 /// What a share is asked for, as a whole: the same for every receiver.
 public struct ShareParameters: Sendable {
@@ -27,21 +28,25 @@ struct ConnectionState {
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
 
-    enum Rebuild: Equatable {
-        case freshEncoder
-        case newTransceiver(ssrc: UInt32)
-    }
-
     var share: ShareParameters
     var ssrc: UInt32
+    var destination: SocketAddress
     var bandwidth: BandwidthEstimator
     let started: Instant
     var running = true
     var pending: Surface?
     var gate = KeyframeGate()
-    var rebuild: Rebuild?
-    /// Recovery's "a third smaller for 30 s", until this instant.
-    var shrinkUntil: Instant?
+    /// Which encode thread is current; older ones exit (or, stuck, are abandoned).
+    var encodeGeneration = 0
+    /// When the current encode call began; nil between calls.
+    var encodeBusySince: Instant?
+    var abandonedEncoders = 0
+    var transceivers = 1
+    var nextSequence: UInt16 = 0
+    var timestampBase: UInt32 = 0
+    var encoderSettings: EncoderSettings?
+    /// Recovery's "a third smaller for 30 s": the scale, and until when.
+    var shrink: (factor: Double, until: Instant)?
     var balancedScale = 1.0
     var encodedSize = (0, 0)
 
@@ -77,27 +82,23 @@ struct ConnectionState {
     /// Microseconds spent encoding, a second: how busy the encoder is.
     var encodeTime = RateMeter()
 
-    init(share: ShareParameters, ssrc: UInt32, cap: Int, started: Instant) {
+    init(share: ShareParameters, ssrc: UInt32, destination: SocketAddress, cap: Int, started: Instant) {
         self.share = share
         self.ssrc = ssrc
+        self.destination = destination
         bandwidth = BandwidthEstimator(cap: cap)
         self.started = started
-    }
-
-    mutating func takeRebuild() -> Rebuild? {
-        defer { rebuild = nil }
-        return rebuild
     }
 
     /// The encoder settings for a frame of this size now.
     mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> EncoderSettings {
         let target = bandwidth.target(at: now).bitrate
-        let shrink = (shrinkUntil.map { now < $0 } ?? false) ? 2.0 / 3.0 : 1
+        let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
         var limit = levelLimit
         if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
         let (plan, scale) = EncodingPlan.make(
             policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
-            bitrate: target, levelLimit: limit, previousScale: balancedScale, shrink: shrink)
+            bitrate: target, levelLimit: limit, previousScale: balancedScale, shrink: recoveryScale)
         balancedScale = scale
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }

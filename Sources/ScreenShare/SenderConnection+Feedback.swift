@@ -124,7 +124,7 @@ extension SenderConnection {
             guard let protected = try? protector.protectRTCP(&bytes, length: length) else { return }
             wire = protected
         }
-        let destination = config.rtcpDestination ?? config.destination
+        let destination = config.rtcpDestination ?? lock.withLock { state.destination }
         try? bytes.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wire]), to: destination) }
     }
 }

@@ -1,3 +1,4 @@
+import RTP
 import Encoding
 import Media
 
@@ -59,6 +60,35 @@ extension SenderConnection {
         lock.withLock {
             state.share.policy = policy
             state.balancedScale = 1
+        }
+    }
+}
+
+extension SenderConnection {
+    var destination: SocketAddress { lock.withLock { state.destination } }
+
+    /// The figures diagnostics show for this receiver.
+    var diagnosticLines: [String] {
+        lock.withLock {
+            var lines = [
+                "SSRC \(state.ssrc), transceivers \(state.transceivers), encoder generation \(state.encodeGeneration), "
+                    + "abandoned encoders \(state.abandonedEncoders)",
+                "frames: in \(state.framesIn), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
+                    + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate)",
+                "packets: sent \(state.packetsSent), retransmitted \(state.retransmissions), pacer drops \(queue.dropped), "
+                    + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
+                "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
+                    + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
+                    + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated)",
+                "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
+                    + "coalesced \(state.gate.requestsCoalesced)",
+            ]
+            if let e = state.encoderSettings {
+                lines.append("encoder: x264 \(e.preset) \(e.width)×\(e.height) at \(e.fps) fps, \(e.bitrate / 1000) kbit/s, "
+                             + "\(e.profile.rawValue) level \(e.level), \(e.favourDetail ? "tuned for text" : "tuned for motion"), "
+                             + "errors \(state.encoderErrors)")
+            }
+            return lines
         }
     }
 }

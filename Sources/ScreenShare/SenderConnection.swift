@@ -12,7 +12,7 @@ import Synchronization
 /// touches no other.
 public final class SenderConnection: @unchecked Sendable {
     // Safety: mutable state below `lock` is only touched while holding it;
-    // `transceiver` only on the encode thread; the sockets and SRTP
+    // a transceiver only by the encode thread it was handed to; the SRTP
     // sessions each on the one thread named beside them.
     public let config: ReceiverConfig
     let clock: any MonotonicClock
@@ -27,12 +27,15 @@ public final class SenderConnection: @unchecked Sendable {
 
     let lock = NSCondition()
     var state: ConnectionState
-    private var transceiver: Transceiver         // encode thread
-    private var threads: [Thread] = []
-    private var finished = 0
+    private var firstTransceiver: Transceiver?
+    /// Threads still running, and those abandoned (an encode call that never returned).
+    private var liveThreads: Set<String> = []
+    private var abandonedThreads: Set<String> = []
+    let fault: EncoderFault?
 
     init(config: ReceiverConfig, share: ShareParameters, clock: any MonotonicClock, output: EventOutput,
-         pool: SurfacePool, latestFrame: @escaping @Sendable () -> Surface?) throws {
+         pool: SurfacePool, fault: EncoderFault? = nil, latestFrame: @escaping @Sendable () -> Surface?) throws {
+        self.fault = fault
         self.config = config
         self.clock = clock
         self.output = output
@@ -48,8 +51,10 @@ public final class SenderConnection: @unchecked Sendable {
             feedbackUnprotector = nil
         }
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
-        transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType)
-        state = ConnectionState(share: share, ssrc: ssrc, cap: config.bitrateCap, started: clock.now)
+        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType)
+        firstTransceiver = first
+        state = ConnectionState(share: share, ssrc: ssrc, destination: config.destination, cap: config.bitrateCap, started: clock.now)
+        state.timestampBase = first.timestampBase
         queue = PacketQueue(rate: state.pacingRate(now: clock.now))
     }
 
@@ -57,23 +62,89 @@ public final class SenderConnection: @unchecked Sendable {
     public var ssrc: UInt32 { lock.withLock { state.ssrc } }
 
     func start() {
-        spawn("encode-\(config.id)") { [self] in encodeLoop() }
+        let first = lock.withLock { () -> Transceiver in
+            defer { firstTransceiver = nil }
+            return firstTransceiver!
+        }
+        startEncoder(generation: 0, transceiver: first)
         spawn("send-\(config.id)") { [self] in sendLoop() }
         spawn("feedback-\(config.id)") { [self] in feedbackLoop() }
     }
 
+    private func startEncoder(generation: Int, transceiver: Transceiver) {
+        spawn("encode-\(config.id)-\(generation)") { [self] in encodeLoop(generation: generation, transceiver: transceiver) }
+    }
+
     private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        lock.withLock { _ = liveThreads.insert(name) }
         let thread = Thread { [self] in
             body()
             lock.withLock {
-                finished += 1
+                liveThreads.remove(name)
                 lock.broadcast()
             }
         }
         thread.name = name
         thread.qualityOfService = .userInteractive
-        threads.append(thread)
         thread.start()
+    }
+
+    /// Replaces the encode thread: the old one, if it is stuck inside an
+    /// encode call, is abandoned (counted), never waited for.
+    private func replaceEncoder(with transceiver: Transceiver, reason: String) {
+        let generation = lock.withLock { () -> Int in
+            let old = "encode-\(config.id)-\(state.encodeGeneration)"
+            if liveThreads.contains(old) && state.encodeBusySince != nil {
+                abandonedThreads.insert(old)
+                state.abandonedEncoders += 1
+            }
+            state.encodeGeneration += 1
+            state.encodeBusySince = nil
+            lock.broadcast()
+            return state.encodeGeneration
+        }
+        output.log(.info, "screen", "\(config.displayName): \(reason)")
+        startEncoder(generation: generation, transceiver: transceiver)
+    }
+
+    /// Recovery's fresh encoder: a new x264 instance on a new thread, same
+    /// SSRC, the screen scaled by `shrink.factor` until `shrink.until`.
+    public func freshEncoder(shrink: (factor: Double, until: Instant), reason: String) {
+        let transceiver = lock.withLock { () -> Transceiver in
+            state.shrink = shrink
+            state.gate.request(at: clock.now)
+            return Transceiver(ssrc: state.ssrc, payloadType: config.payloadType,
+                               continuing: (state.nextSequence, state.timestampBase))
+        }
+        replaceEncoder(with: transceiver, reason: "fresh encoder (\(reason))")
+    }
+
+    public func restoreFullSize() {
+        lock.withLock { state.shrink = nil }
+    }
+
+    /// A new transceiver: a new SSRC, sequence and encoder, so a new decoder
+    /// at the receiver. Returns the new SSRC, which the call client must tell the peer.
+    @discardableResult
+    public func newTransceiver(reason: String) -> UInt32 {
+        let transceiver = lock.withLock { () -> Transceiver in
+            var ssrc = UInt32.random(in: 1...UInt32.max)
+            while ssrc == state.ssrc { ssrc = UInt32.random(in: 1...UInt32.max) }
+            state.ssrc = ssrc
+            state.transceivers += 1
+            state.gate.request(at: clock.now)
+            let transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType)
+            state.timestampBase = transceiver.timestampBase
+            return transceiver
+        }
+        queue.clear()
+        replaceEncoder(with: transceiver, reason: "new transceiver, SSRC \(transceiver.ssrc) (\(reason))")
+        return transceiver.ssrc
+    }
+
+    /// The receiver moved (a relay renewed, an address changed): send there from now on.
+    public func setDestination(_ destination: SocketAddress) {
+        lock.withLock { state.destination = destination }
     }
 
     /// Stops every thread, sends RTCP BYE, and releases held surfaces.
@@ -84,7 +155,7 @@ public final class SenderConnection: @unchecked Sendable {
         }
         queue.close()
         lock.withLock {
-            while finished < threads.count { lock.wait() }
+            while !liveThreads.subtracting(abandonedThreads).isEmpty { lock.wait() }
         }
         sendGoodbye()
         lock.withLock {
@@ -124,14 +195,13 @@ public final class SenderConnection: @unchecked Sendable {
 
     // MARK: Encode thread
 
-    private func encodeLoop() {
+    private func encodeLoop(generation: Int, transceiver: Transceiver) {
         var lastEncode = clock.now
         while true {
             lock.lock()
             var surface: Surface?
             var isRepeat = false
-            var wantKeyframe = false
-            while state.running {
+            while state.running && state.encodeGeneration == generation {
                 let now = clock.now
                 if let p = state.pending {
                     surface = p
@@ -149,32 +219,50 @@ public final class SenderConnection: @unchecked Sendable {
                 if let k = state.gate.earliestKeyframe(), k < wake { wake = max(k, now) }
                 _ = lock.wait(until: Date(timeIntervalSinceNow: max(0.001, (wake - now).inSeconds)))
             }
-            guard state.running, let frame = surface else {
+            guard state.running, state.encodeGeneration == generation, let frame = surface else {
                 lock.unlock()
+                if let surface { pool.release(surface) }
                 return
             }
             let now = clock.now
-            wantKeyframe = state.gate.shouldEncodeKeyframe(at: now)
+            let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now)
             let plan = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, codec: config.codec, now: now, levelLimit: config.levelLimit)
-            let rebuild = state.takeRebuild()
+            state.encodeBusySince = now
             lock.unlock()
             defer { pool.release(frame) }
 
             if !isRepeat && FrameLateness.isLate(captureTime: frame.captureTime, now: now) {
                 pool.countLateDrop()
-                lock.withLock { state.framesDroppedLate += 1 }
+                lock.withLock {
+                    state.framesDroppedLate += 1
+                    state.encodeBusySince = nil
+                }
                 continue
             }
-            if rebuild != nil { applyRebuild(rebuild!) }
-            encode(frame, settings: plan, keyframe: wantKeyframe || rebuild != nil, isRepeat: isRepeat)
+            if generation == 0, let fault, now - state.started >= fault.after {
+                injectFault(fault, generation: generation)
+                continue
+            }
+            encode(frame, with: transceiver, settings: plan, keyframe: wantKeyframe, isRepeat: isRepeat, started: now)
             lastEncode = clock.now
         }
     }
 
-    private func encode(_ frame: Surface, settings: EncoderSettings, keyframe: Bool, isRepeat: Bool) {
+    /// The first encoder's fault: it produces nothing, or its call never returns.
+    private func injectFault(_ fault: EncoderFault, generation: Int) {
+        switch fault {
+        case .stops:
+            lock.withLock { state.encodeBusySince = nil }
+        case .hangs:
+            lock.withLock {
+                while state.running { lock.wait() }
+            }
+        }
+    }
+
+    private func encode(_ frame: Surface, with transceiver: Transceiver, settings: EncoderSettings, keyframe: Bool, isRepeat: Bool, started: Instant) {
         do {
             try transceiver.configure(settings)
-            let started = clock.now
             let result = try transceiver.encode(frame, at: isRepeat ? started : frame.captureTime, keyframe: keyframe) { packet in
                 queue.push { slot in
                     slot.copyMemory(from: packet)
@@ -183,6 +271,8 @@ public final class SenderConnection: @unchecked Sendable {
             }
             let now = clock.now
             lock.withLock {
+                state.encodeBusySince = nil
+                state.encoderSettings = settings
                 state.encodeTime.record(Int((now - started).nanoseconds / 1000), at: now)
                 guard result.encoded else { return }
                 state.encodedMeter.record(at: now)
@@ -199,18 +289,11 @@ public final class SenderConnection: @unchecked Sendable {
                 state.encodedSize = (settings.width, settings.height)
             }
         } catch {
-            lock.withLock { state.encoderErrors += 1 }
+            lock.withLock {
+                state.encodeBusySince = nil
+                state.encoderErrors += 1
+            }
             output.log(.error, "screen", "\(config.displayName): \(error)")
-        }
-    }
-
-    private func applyRebuild(_ kind: ConnectionState.Rebuild) {
-        switch kind {
-        case .freshEncoder:
-            try? transceiver.replaceEncoder()
-        case .newTransceiver(let ssrc):
-            transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType)
-            queue.clear()
         }
     }
 
@@ -253,8 +336,10 @@ public final class SenderConnection: @unchecked Sendable {
         }
         let now = clock.now
         do {
-            try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: config.destination) }
+            let destination = lock.withLock { state.destination }
+            try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: destination) }
             lock.withLock {
+                state.nextSequence = sequence &+ 1
                 state.packetsSent += 1
                 state.octetsSent += length - RTPHeader.fixedSize
                 state.bitrateMeter.record(wireLength * 8, at: now)

@@ -23,6 +23,8 @@ public struct ShareOptions: Sendable {
     public var profileLevelID = ProfileLevelID.chromiumDefault
     public var scenario = "demo"
     public var logLevel = EventOutput.Level.info
+    public var encoderFault: EncoderFault?
+    public var captureStopsAfter: Duration?
 
     static let flags: Set<String> = ["json", "insecure-rtp", "accept-plain-rtcp"]
 
@@ -60,6 +62,15 @@ public struct ShareOptions: Sendable {
         if let l = a.string("log-level") {
             guard let level = EventOutput.Level(name: l) else { throw .init("--log-level must be debug, info, warning or error") }
             o.logLevel = level
+        }
+        if let f = a.string("fault") {
+            if f.hasPrefix("capture-stops:"), let seconds = Double(f.dropFirst("capture-stops:".count)) {
+                o.captureStopsAfter = .milliseconds(Int64(seconds * 1000))
+            } else if f.hasPrefix("encoder-"), let fault = EncoderFault.parse(String(f.dropFirst("encoder-".count))) {
+                o.encoderFault = fault
+            } else {
+                throw .init("--fault must be encoder-stops:S, encoder-hangs:S or capture-stops:S, not \"\(f)\"")
+            }
         }
         let insecure = a.flag("insecure-rtp")
         let profileName = a.string("srtp-profile") ?? "aes"

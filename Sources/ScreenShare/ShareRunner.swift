@@ -26,17 +26,20 @@ public final class ShareRunner: @unchecked Sendable {
     public func run() -> Int32 {
         let source: any CaptureSource
         do {
-            source = try SourceFactory.make(options.source, size: options.size, fps: options.fps, scenario: options.scenario)
+            source = try SourceFactory.make(options.source, size: options.size, fps: options.fps, scenario: options.scenario,
+                                            captureStopsAfter: options.captureStopsAfter)
         } catch {
             output.event("error", [("message", .string("\(error)"))], human: "screenshare: \(error)")
             return 2
         }
         let session = ShareSession(source: source, parameters: ShareParameters(policy: options.policy, fps: options.fps),
                                    clock: clock, output: output)
+        let recovery = ShareRecovery(session: session, clock: clock, output: output)
         let connection: SenderConnection
         do {
             try session.start()
-            connection = try session.addReceiver(receiverConfig())
+            connection = try session.addReceiver(receiverConfig(), fault: options.encoderFault)
+            recovery.attach(connection)
         } catch {
             session.stop()
             output.event("error", [("message", .string("\(error)"))], human: "screenshare: \(error)")
@@ -50,9 +53,10 @@ public final class ShareRunner: @unchecked Sendable {
                                  ("from", .string(connection.localAddress.description)),
                                  ("ssrc", .int(Int(connection.ssrc)))],
                      human: "Sending to \(options.destination) from \(connection.localAddress), SSRC \(connection.ssrc)")
-        installSignalHandlers()
-        StdinCommands(session: session, output: output) { [self] in requestStop() }.start()
-        loop(session, connection)
+        let diagnostics = ShareDiagnostics(session: session, recovery: recovery)
+        installSignalHandlers(diagnostics: diagnostics)
+        StdinCommands(session: session, recovery: recovery, diagnostics: diagnostics, output: output) { [self] in requestStop() }.start()
+        loop(session, connection, recovery)
         session.stop()
         return 0
     }
@@ -81,7 +85,7 @@ public final class ShareRunner: @unchecked Sendable {
         }
     }
 
-    private func loop(_ session: ShareSession, _ connection: SenderConnection) {
+    private func loop(_ session: ShareSession, _ connection: SenderConnection, _ recovery: ShareRecovery) {
         let started = clock.now
         var nextTick = started + .seconds(1)
         while true {
@@ -95,7 +99,8 @@ public final class ShareRunner: @unchecked Sendable {
             let now = clock.now
             guard now >= nextTick else { continue }
             nextTick = nextTick + .seconds(1)
-            let status = session.status(of: connection)
+            recovery.tick()
+            let status = session.status(of: connection, watchdog: recovery.doing(for: connection.config.id))
             output.event("status", status.json, human: status.firstLine + "\n" + status.secondLine)
             if let duration = options.duration, (now - started).inSeconds >= duration { return }
         }
@@ -108,11 +113,19 @@ public final class ShareRunner: @unchecked Sendable {
         }
     }
 
-    private func installSignalHandlers() {
-        for sig in [SIGINT, SIGTERM] {
+    /// SIGINT and SIGTERM stop the share (with RTCP BYE); SIGUSR1 prints diagnostics.
+    private func installSignalHandlers(diagnostics: ShareDiagnostics) {
+        for sig in [SIGINT, SIGTERM, SIGUSR1] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [self] in requestStop() }
+            let output = self.output
+            source.setEventHandler { [self] in
+                if sig == SIGUSR1 {
+                    diagnostics.emit(to: output)
+                } else {
+                    requestStop()
+                }
+            }
             source.resume()
             signalSources.append(source)
         }

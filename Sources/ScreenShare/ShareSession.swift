@@ -40,11 +40,11 @@ public final class ShareSession: @unchecked Sendable {
     }
 
     @discardableResult
-    public func addReceiver(_ config: ReceiverConfig) throws -> SenderConnection {
+    public func addReceiver(_ config: ReceiverConfig, fault: EncoderFault? = nil) throws -> SenderConnection {
         let hub = self.hub
         let connection = try SenderConnection(
             config: config, share: lock.withLock { parameters }, clock: clock, output: output,
-            pool: pool, latestFrame: { hub.holdLatest() })
+            pool: pool, fault: fault, latestFrame: { hub.holdLatest() })
         hub.add(connection)
         connection.start()
         return connection

@@ -7,13 +7,15 @@ enum SourceFactory {
         var description: String { "unknown source \"\(name)\": use synthetic" }
     }
 
-    static func make(_ spec: String, size: (width: Int, height: Int), fps: Int, scenario: String) throws -> any CaptureSource {
+    static func make(_ spec: String, size: (width: Int, height: Int), fps: Int, scenario: String,
+                     captureStopsAfter: Duration? = nil) throws -> any CaptureSource {
         switch spec {
         case "synthetic":
             guard let s = SyntheticScreen.Scenario(rawValue: scenario) else {
                 throw UnknownSource(name: "synthetic scenario \(scenario)")
             }
-            return SyntheticSource(width: size.width, height: size.height, fps: fps, scenario: s)
+            let stall = captureStopsAfter.map { UInt64($0.inSeconds * Double(min(fps, 30))) }
+            return SyntheticSource(width: size.width, height: size.height, fps: fps, scenario: s, stallAfterFrame: stall)
         default:
             throw UnknownSource(name: spec)
         }

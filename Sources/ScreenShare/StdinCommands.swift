@@ -1,17 +1,32 @@
-import Events
 import Encoding
+import Events
 import Foundation
+import RTP
 
 /// Live commands on standard input, one a line, for a share run by hand or
-/// by a script: `policy balanced|detail|motion`, `keyframe`, `stop`.
+/// by whatever stands in for a call client:
+///
+/// - `policy balanced|detail|motion`, `keyframe`, `diagnostics`, `stop`
+/// - `report stalled|cleared`: the receiver's media report
+/// - `destination HOST:PORT`: the receiver moved (a relay renewed)
+/// - a JSON line `{"event":"report","screenStalled":true…}` exactly as
+///   `screen-receiver --json` prints it, so a stand-in client can pass its
+///   reports through unchanged.
 final class StdinCommands: @unchecked Sendable {
-    // Safety: immutable after init; the reading thread only calls thread-safe session methods.
+    // Safety: immutable after init; the reading thread only calls thread-safe methods.
     private let session: ShareSession
+    private let recovery: ShareRecovery
+    private let diagnostics: ShareDiagnostics
     private let output: EventOutput
     private let onStop: @Sendable () -> Void
+    /// `share` has one receiver, named so in events.
+    static let receiverID = "receiver"
 
-    init(session: ShareSession, output: EventOutput, onStop: @escaping @Sendable () -> Void) {
+    init(session: ShareSession, recovery: ShareRecovery, diagnostics: ShareDiagnostics, output: EventOutput,
+         onStop: @escaping @Sendable () -> Void) {
         self.session = session
+        self.recovery = recovery
+        self.diagnostics = diagnostics
         self.output = output
         self.onStop = onStop
     }
@@ -27,21 +42,40 @@ final class StdinCommands: @unchecked Sendable {
     }
 
     func handle(_ line: String) {
+        if line.hasPrefix("{") {
+            handleJSON(line)
+            return
+        }
         let words = line.split(separator: " ").map(String.init)
         guard let command = words.first else { return }
-        switch command {
-        case "policy":
-            guard words.count == 2, let policy = SendPolicy.parse(words[1]) else {
-                output.event("error", [("message", .string("policy needs one of balanced, detail, motion"))])
-                return
-            }
+        switch (command, words.count) {
+        case ("policy", 2):
+            guard let policy = SendPolicy.parse(words[1]) else { return refuse("policy needs one of balanced, detail, motion") }
             session.setPolicy(policy)
-        case "keyframe":
+        case ("keyframe", 1):
             for c in session.receivers { c.requestKeyframe(reason: "asked on stdin") }
-        case "stop":
+        case ("report", 2) where words[1] == "stalled" || words[1] == "cleared":
+            _ = recovery.stallReport(receiverID: StdinCommands.receiverID, stalled: words[1] == "stalled")
+        case ("destination", 2):
+            guard let address = try? SocketAddress(parsing: words[1]) else { return refuse("destination needs HOST:PORT") }
+            for c in session.receivers { c.setDestination(address) }
+            output.log(.info, "screen", "the receiver moved to \(address)")
+        case ("diagnostics", 1):
+            diagnostics.emit(to: output)
+        case ("stop", 1):
             onStop()
         default:
-            output.event("error", [("message", .string("unknown command \"\(command)\": use policy, keyframe or stop"))])
+            refuse("unknown command \"\(line)\": use policy, keyframe, report, destination, diagnostics or stop")
         }
+    }
+
+    private func handleJSON(_ line: String) {
+        guard let value = try? JSONParser.parse(line) else { return refuse("not JSON: \(line.prefix(80))") }
+        guard value["event"]?.stringValue == "report", let stalled = value["screenStalled"]?.boolValue else { return }
+        _ = recovery.stallReport(receiverID: StdinCommands.receiverID, stalled: stalled)
+    }
+
+    private func refuse(_ message: String) {
+        output.event("error", [("message", .string(message))], human: "screenshare: \(message)")
     }
 }

@@ -12,7 +12,7 @@ final class Transceiver: @unchecked Sendable {
     let ssrc: UInt32
     let payloadType: UInt8
     private(set) var sequence: UInt16
-    private let timestampBase: UInt32
+    let timestampBase: UInt32
     private var encoder: H264Encoder?
     private var packetizer = H264Packetizer()
     private let converter = PixelConverter()
@@ -20,12 +20,15 @@ final class Transceiver: @unchecked Sendable {
     private(set) var encoderGeneration = 0
     private var scratch: [UInt8] = []
 
-    init(ssrc: UInt32, payloadType: UInt8) {
+    /// `continuing` carries on an existing stream's sequence numbers and
+    /// timestamps (a fresh encoder on the same SSRC); a new stream starts
+    /// from random ones.
+    init(ssrc: UInt32, payloadType: UInt8, continuing: (sequence: UInt16, timestampBase: UInt32)? = nil) {
         self.ssrc = ssrc
         self.payloadType = payloadType
         var random = SystemRandomNumberGenerator()
-        sequence = UInt16.random(in: 0...UInt16.max, using: &random)
-        timestampBase = UInt32.random(in: 0...UInt32.max, using: &random)
+        sequence = continuing?.sequence ?? UInt16.random(in: 0...UInt16.max, using: &random)
+        timestampBase = continuing?.timestampBase ?? UInt32.random(in: 0...UInt32.max, using: &random)
     }
 
     var settings: EncoderSettings? { encoder?.settings }
@@ -51,14 +54,6 @@ final class Transceiver: @unchecked Sendable {
         encoder = try H264Encoder(settings: wanted)
         encoderGeneration += 1
         picture.resize(width: wanted.width, height: wanted.height)
-    }
-
-    /// A fresh x264 instance at the same settings (recovery's "fresh encoder").
-    func replaceEncoder() throws(CodecError) {
-        guard let settings = encoder?.settings else { return }
-        encoder = nil
-        encoder = try H264Encoder(settings: settings)
-        encoderGeneration += 1
     }
 
     /// Encodes `surface` as the picture at `time` (its capture time, or now

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// SPEC §4's gates: real processes over real UDP, a receiver whose decoder
+/// is wedged, and the ladder must restore the view within 30 s of the wedge
+/// or say that it cannot — with no new share by the user.
+@Suite(.serialized) struct RecoveryGateTests {
+    static let gate = 30.0
+    static let wedgeAfter = 6.0
+
+    struct Run {
+        let sender: ManagedProcess
+        let receiver: ManagedProcess
+        let client: StandInCallClient
+        let key: (path: String, base64: String)
+    }
+
+    func start(wedge: String?, senderArguments: [String] = [], seconds: Int) throws -> Run {
+        let key = try makeKeyFile()
+        var receiverArguments = ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "\(seconds + 2)"]
+        if let wedge { receiverArguments += ["--wedge", wedge, "--wedge-after", "\(RecoveryGateTests.wedgeAfter)"] }
+        let receiver = try ManagedProcess("screen-receiver", receiverArguments)
+        #expect(receiver.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
+        let address = try #require(receiver.events("listening").first?["address"] as? String)
+        let sender = try ManagedProcess("screenshare", ["share", "--size", "1280x720", "--scenario", "motion", "--to", address,
+                                                        "--srtp-key-file", key.path, "--duration", "\(seconds)", "--json"] + senderArguments)
+        return Run(sender: sender, receiver: receiver, client: StandInCallClient(sender: sender, receiver: { receiver }), key: key)
+    }
+
+    func finish(_ run: Run) {
+        run.client.stop()
+        run.sender.interrupt()
+        run.receiver.send("stop")
+        _ = run.sender.waitForExit(timeout: 10)
+        _ = run.receiver.waitForExit(timeout: 10)
+        let everything = run.sender.lines.joined() + run.receiver.lines.joined()
+        #expect(!everything.contains(run.key.base64), "the key never appears in any output")
+    }
+
+    /// Waits for the wedge and for decoding after it; returns the seconds between.
+    func timeToRestore(_ run: Run, timeout: Double = 40) -> Double? {
+        guard let wedged = run.client.waitFor(timeout: 15, from: "receiver", containing: "\"event\":\"wedge\"", "engaged"),
+              let mended = run.client.waitFor(timeout: timeout, from: "receiver", containing: "\"event\":\"wedge\"", "mended") else {
+            return nil
+        }
+        return mended - wedged
+    }
+
+    @Test func keyframeWedge_isMendedByTheKeyframesAStallReportBrings() throws {
+        let run = try start(wedge: "keyframe", seconds: 22)
+        defer { finish(run) }
+        let restored = try #require(timeToRestore(run))
+        print("gate keyframe: restored \(String(format: "%.1f", restored)) s after the wedge (schedule: report at 4 s, keyframe at once)")
+        #expect(restored <= RecoveryGateTests.gate)
+        #expect(run.client.firstTime(from: "sender", containing: "\"event\":\"notice\"", "recovering") != nil)
+    }
+
+    @Test func decoderWedge_isMendedByRebuildingThatReceiversScreen() throws {
+        let run = try start(wedge: "decoder", seconds: 28)
+        defer { finish(run) }
+        let restored = try #require(timeToRestore(run))
+        print("gate wedge: restored \(String(format: "%.1f", restored)) s after the wedge (schedule: report at 4 s, rebuild at 10 s)")
+        #expect(restored <= RecoveryGateTests.gate)
+        #expect(run.client.firstTime(from: "sender", containing: "\"event\":\"transceiver\"", "rebuild") != nil)
+        #expect(run.client.firstTime(from: "sender", containing: "Restarting your share for the receiver…") != nil)
+        #expect(run.client.firstTime(from: "sender", containing: "\"event\":\"shareAgain\"") == nil)
+    }
+
+    @Test func stickyWedge_isMendedOnlyBySharingAgain() throws {
+        let run = try start(wedge: "sticky", seconds: 38)
+        defer { finish(run) }
+        let restored = try #require(timeToRestore(run))
+        print("gate wedge-sticky: restored \(String(format: "%.1f", restored)) s after the wedge (schedule: share-again at 20 s)")
+        #expect(restored <= RecoveryGateTests.gate)
+        #expect(run.client.firstTime(from: "sender", containing: "\"event\":\"shareAgain\"") != nil)
+    }
+
+    @Test func wedgeThatNeverMends_isSaidWithin30Seconds() throws {
+        let run = try start(wedge: "forever", seconds: 40)
+        defer { finish(run) }
+        let wedged = try #require(run.client.waitFor(timeout: 15, from: "receiver", containing: "\"event\":\"wedge\"", "engaged"))
+        let said = try #require(run.client.waitFor(timeout: 40, from: "sender", containing: "Couldn't restore the receiver's view — try Stop and Share again"))
+        print("gate forever: give-up notice \(String(format: "%.1f", said - wedged)) s after the wedge")
+        #expect(said - wedged <= RecoveryGateTests.gate + 1)
+    }
+
+    @Test(arguments: ["encoder-stops:12", "encoder-hangs:12"])
+    func stoppedEncoder_isReplacedAndFramesLeaveAgain(fault: String) throws {
+        let run = try start(wedge: nil, senderArguments: ["--fault", fault], seconds: 36)
+        defer { finish(run) }
+        let stalled = try #require(run.client.waitFor(timeout: 25, from: "receiver", containing: "\"screenStalled\":true"))
+        let cleared = try #require(run.client.waitFor(timeout: 30, from: "receiver", containing: "\"screenStalled\":false"))
+        print("gate \(fault): decoding again \(String(format: "%.1f", cleared - stalled + 4)) s after the encoder stopped")
+        #expect(cleared - stalled + 4 <= RecoveryGateTests.gate)
+        #expect(run.client.firstTime(from: "sender", containing: "fresh encoder") != nil)
+    }
+
+    @Test func stoppedCapture_isRestartedOnTheSameContent() throws {
+        let run = try start(wedge: nil, senderArguments: ["--fault", "capture-stops:5"], seconds: 14)
+        defer { finish(run) }
+        let restarted = try #require(run.client.waitFor(timeout: 12, from: "sender", containing: "restarting the capture"))
+        Thread.sleep(forTimeInterval: 3)
+        let figures = run.receiver.events("figures")
+        let decoded = figures.compactMap { $0["framesDecoded"] as? Int }
+        print("gate capture stops: capture restarted \(String(format: "%.1f", restarted)) s in")
+        #expect(decoded.count >= 3)
+        #expect(decoded.last! > decoded[decoded.count - 3], "frames decode again after the restart")
+        #expect(run.client.firstTime(from: "sender", containing: "\"event\":\"shareAgain\"") == nil)
+    }
+}
