@@ -64,6 +64,14 @@ import Testing
         #expect(run.client.firstTime(from: "sender", containing: "\"event\":\"transceiver\"", "rebuild") != nil)
         #expect(run.client.firstTime(from: "sender", containing: "Restarting your share for the receiver…") != nil)
         #expect(run.client.firstTime(from: "sender", containing: "\"event\":\"shareAgain\"") == nil)
+        // Diagnostics on SIGUSR1: the receiver's figures and the ladder's history, never the key.
+        kill(run.sender.process.processIdentifier, SIGUSR1)
+        #expect(run.sender.waitFor(timeout: 5) { !$0.events("diagnostics").isEmpty })
+        let text = run.sender.events("diagnostics").first?["text"] as? String ?? ""
+        #expect(text.contains("recovery history:"))
+        #expect(text.contains("rebuild"))
+        #expect(text.contains("encoder: x264"))
+        #expect(!text.contains(run.key.base64))
     }
 
     @Test func stickyWedge_isMendedOnlyBySharingAgain() throws {
@@ -106,5 +114,48 @@ import Testing
         #expect(decoded.count >= 3)
         #expect(decoded.last! > decoded[decoded.count - 3], "frames decode again after the restart")
         #expect(run.client.firstTime(from: "sender", containing: "\"event\":\"shareAgain\"") == nil)
+    }
+}
+
+/// A receiver that moves every 20 s (the call client tells the sender its new
+/// address, as after a relay renewal) and whose process restarts every 10 s
+/// keeps decoding, or comes back, without a share-again.
+@Suite(.serialized) struct MovingReceiverTests {
+    @Test func receiverThatMovesAndRestarts_keepsDecodingWithoutAShareAgain() throws {
+        let key = try makeKeyFile()
+        func receiver(_ listen: String) throws -> (ManagedProcess, String) {
+            let r = try ManagedProcess("screen-receiver", ["--listen", listen, "--srtp-key-file", key.path, "--json", "--duration", "12"])
+            #expect(r.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
+            return (r, r.events("listening").first?["address"] as? String ?? "")
+        }
+        // At 0 s a receiver on port A; at 10 s it restarts on A; at 20 s it
+        // comes back on port B and the sender is told.
+        var (current, address) = try receiver("127.0.0.1:0")
+        let sender = try ManagedProcess("screenshare", ["share", "--size", "1280x720", "--scenario", "motion", "--to", address,
+                                                        "--srtp-key-file", key.path, "--duration", "32", "--json"])
+        let client = StandInCallClient(sender: sender, receiver: { current })
+        defer {
+            client.stop()
+            sender.interrupt()
+            _ = sender.waitForExit(timeout: 10)
+        }
+        var decodedPerReceiver: [Int] = []
+        for step in 0..<3 {
+            Thread.sleep(forTimeInterval: 10)
+            current.send("stop")
+            _ = current.waitForExit(timeout: 5)
+            decodedPerReceiver.append(current.events("figures").last?["framesDecoded"] as? Int ?? 0)
+            guard step < 2 else { break }
+            if step == 0 {
+                (current, _) = try receiver(address)
+            } else {
+                let moved = try receiver("127.0.0.1:0")
+                current = moved.0
+                sender.send("destination \(moved.1)")
+            }
+        }
+        print("moving receiver: decoded \(decodedPerReceiver) frames in each 10 s")
+        for decoded in decodedPerReceiver { #expect(decoded > 150, "each receiver process decodes most of its 10 s") }
+        #expect(client.firstTime(from: "sender", containing: "\"event\":\"shareAgain\"") == nil)
     }
 }
