@@ -21,11 +21,12 @@ public struct EncodingPlan: Sendable, Equatable {
 
     /// - Parameters:
     ///   - previousScale: the scale Balanced used last, for hysteresis (1 at start).
+    ///   - mayGrow: whether Balanced may go back up yet (each size change costs a keyframe).
     ///   - levelLimit: the highest level the receiver takes (nil: any).
     ///   - shrink: extra scale from recovery (2/3 for a fresh encoder's 30 s).
     public static func make(
         policy: SendPolicy, sourceWidth: Int, sourceHeight: Int, fps: Int, bitrate: Int,
-        levelLimit: H264Level?, previousScale: Double = 1, shrink: Double = 1
+        levelLimit: H264Level?, previousScale: Double = 1, mayGrow: Bool = true, shrink: Double = 1
     ) -> (plan: EncodingPlan, scale: Double) {
         let limit = policy == .motion ? min(levelLimit ?? .level3_1, .level3_1) : levelLimit
         var scale = min(1, Double(policy.longSideLimit) / Double(max(sourceWidth, sourceHeight)))
@@ -35,6 +36,7 @@ public struct EncodingPlan: Sendable, Equatable {
         case .balanced:
             chosenScale = balancedScale(sourceWidth: sourceWidth, sourceHeight: sourceHeight, baseScale: scale,
                                         fps: fps, bitrate: bitrate, previous: previousScale)
+            if !mayGrow { chosenScale = min(chosenScale, previousScale) }
             scale *= chosenScale
         case .detail:
             let pixels = Double(sourceWidth) * Double(sourceHeight) * scale * scale

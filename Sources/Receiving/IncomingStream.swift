@@ -8,6 +8,7 @@ struct IncomingStream {
     let ssrc: UInt32
     var statistics: ReceptionStatistics
     var depacketizer = H264Depacketizer()
+    var reorder = ReorderBuffer()
     let decoder: H264Decoder
     var needsKeyframe = true
     var decoded = 0

@@ -108,6 +108,7 @@ public final class ScreenReceiver: @unchecked Sendable {
                                        ("t", .double((now - started).inSeconds))],
                              human: "decoder wedged (\(options.wedge!.rawValue))")
             }
+            releaseExpired(now: now)
             guard let received = try? socket.receive(into: &buffer, timeout: .milliseconds(20)) else { continue }
             peer = received.from
             handleDatagram(&buffer, count: received.count, now: clock.now)
@@ -180,17 +181,31 @@ public final class ScreenReceiver: @unchecked Sendable {
         if stream?.ssrc != header.ssrc {
             beginStream(ssrc: header.ssrc, now: now)
         }
-        guard var current = stream else { return }
-        let lost = current.record(header, arrival: now)
+        guard stream != nil else { return }
+        let lost = stream!.record(header, arrival: now)
         if !lost.isEmpty { sendNACK(lost, mediaSSRC: header.ssrc) }
-        let frame = buffer.withUnsafeBytes { raw in
-            current.depacketizer.push(UnsafeRawBufferPointer(rebasing: raw[packet.payloadRange]),
-                                      sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, marker: header.marker)
-        }
-        stream = current
-        if let frame {
-            estimator.frameArrived(rtpTimestamp: frame.timestamp, at: now)
-            handleFrame(frame, ssrc: header.ssrc, now: now)
+        let held = ReorderBuffer.Packet(bytes: Array(buffer[0..<length]), payloadRange: packet.payloadRange, header: header, arrival: now)
+        depacketize(stream!.reorder.insert(held, now: now), now: now)
+    }
+
+    /// Packets a gap held back too long go on without the lost one.
+    func releaseExpired(now: Instant) {
+        guard stream != nil else { return }
+        depacketize(stream!.reorder.expire(now: now), now: now)
+    }
+
+    private func depacketize(_ packets: [ReorderBuffer.Packet], now: Instant) {
+        for p in packets {
+            guard var current = stream, current.ssrc == p.header.ssrc else { return }
+            let frame = p.bytes.withUnsafeBytes { raw in
+                current.depacketizer.push(UnsafeRawBufferPointer(rebasing: raw[p.payloadRange]), sequenceNumber: p.header.sequenceNumber,
+                                          timestamp: p.header.timestamp, marker: p.header.marker)
+            }
+            stream = current
+            if let frame {
+                estimator.frameArrived(rtpTimestamp: frame.timestamp, at: p.arrival)
+                handleFrame(frame, ssrc: p.header.ssrc, now: now)
+            }
         }
     }
 

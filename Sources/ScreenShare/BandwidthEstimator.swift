@@ -36,10 +36,12 @@ public struct BandwidthEstimator: Sendable {
         receiverEstimate = (bitrate, now)
     }
 
-    /// `fractionLost` as carried in a receiver report block (0…1).
+    /// `fractionLost` as carried in a receiver report block (0…1). Backing
+    /// off from the lesser of the estimate and what is really being sent
+    /// makes repeated reports of loss converge below the link's rate.
     public mutating func lossReported(_ fractionLost: Double, sending: Int) {
         if fractionLost > BandwidthEstimator.highLoss {
-            lossBased = Double(sending) * (1 - 0.5 * fractionLost)
+            lossBased = min(lossBased, Double(sending)) * (1 - 0.5 * fractionLost)
         } else if fractionLost < BandwidthEstimator.lowLoss {
             lossBased = min(Double(cap), max(lossBased, Double(sending)) * BandwidthEstimator.growthPerReport)
         }

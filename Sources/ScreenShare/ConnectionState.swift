@@ -25,6 +25,12 @@ struct ConnectionState {
     /// Packets leave at 2.5× the target bitrate: a 1080p keyframe is spread
     /// over a few frame periods instead of hitting the link as one burst.
     static let pacingFactor = 2.5
+    /// When the link is the limit, faster than the estimate only overflows
+    /// the bottleneck's queue: a keyframe then waits here, where it is not lost.
+    static let limitedPacingFactor = 1.2
+    /// Balanced shrinks at once when the bitrate falls, but grows back only
+    /// after the bitrate has allowed it this long: each size change costs a keyframe.
+    static let balancedGrowDelay: Duration = .seconds(5)
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
 
@@ -48,11 +54,14 @@ struct ConnectionState {
     /// Recovery's "a third smaller for 30 s": the scale, and until when.
     var shrink: (factor: Double, until: Instant)?
     var balancedScale = 1.0
+    var balancedScaleChanged = Instant.zero
     var encodedSize = (0, 0)
 
     var framesIn = 0
     var framesSuperseded = 0
     var framesDroppedLate = 0
+    /// Frames a policy let fall to hold its size on a short link.
+    var framesSkippedForRate = 0
     var framesEncoded = 0
     var framesSent = 0
     var stillRepeats = 0
@@ -90,24 +99,36 @@ struct ConnectionState {
         self.started = started
     }
 
-    /// The encoder settings for a frame of this size now.
-    mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> EncoderSettings {
+    /// The encoder settings for a frame of this size now, and the frame rate
+    /// to encode at. The encoder always runs at the share's rate: a policy
+    /// that lets frames fall skips frames here instead, with the bitrate
+    /// scaled so that x264's per-frame budget is what the lower rate affords
+    /// (a new rate would otherwise need a new encoder, and a keyframe).
+    mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
         let target = bandwidth.target(at: now).bitrate
         let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
         var limit = levelLimit
         if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
         let (plan, scale) = EncodingPlan.make(
             policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
-            bitrate: target, levelLimit: limit, previousScale: balancedScale, shrink: recoveryScale)
-        balancedScale = scale
+            bitrate: target, levelLimit: limit, previousScale: balancedScale,
+            mayGrow: now - balancedScaleChanged >= ConnectionState.balancedGrowDelay, shrink: recoveryScale)
+        if scale != balancedScale {
+            balancedScaleChanged = now
+            balancedScale = scale
+        }
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
-        let bitrate = min(target, plan.level.maxBitrate)
-        return EncoderSettings(width: plan.width, height: plan.height, fps: plan.fps, bitrate: bitrate,
-                               profile: profile, level: plan.level, favourDetail: share.policy == .detail)
+        let level = H264Level.lowest(admitting: plan.width, plan.height, fps: share.fps, bitrate: 0) ?? plan.level
+        let bitrate = min(target * share.fps / max(1, plan.fps), level.maxBitrate)
+        let settings = EncoderSettings(width: plan.width, height: plan.height, fps: share.fps, bitrate: bitrate,
+                                       profile: profile, level: level, favourDetail: share.policy == .detail)
+        return (settings, plan.fps)
     }
 
     func pacingRate(now: Instant) -> Int {
-        Int(Double(bandwidth.target(at: now).bitrate) * ConnectionState.pacingFactor)
+        let target = bandwidth.target(at: now)
+        let factor = target.limit == .cap ? ConnectionState.pacingFactor : ConnectionState.limitedPacingFactor
+        return Int(Double(target.bitrate) * factor)
     }
 }

@@ -12,7 +12,7 @@ final class PacketQueue: @unchecked Sendable {
     static let defaultCapacity = 1024
 
     enum Next {
-        case packet(length: Int)
+        case packet(length: Int, retransmission: Bool)
         case wait(until: Instant)
         case empty
     }
@@ -20,6 +20,7 @@ final class PacketQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var slots: [[UInt8]]
     private var lengths: [Int]
+    private var retransmissions: [Bool]
     private var head = 0
     private var pacer: Pacer
     private var closed = false
@@ -27,12 +28,14 @@ final class PacketQueue: @unchecked Sendable {
     init(capacity: Int = PacketQueue.defaultCapacity, rate: Int) {
         slots = (0..<capacity).map { _ in [UInt8](repeating: 0, count: PacketQueue.slotSize) }
         lengths = [Int](repeating: 0, count: capacity)
+        retransmissions = [Bool](repeating: false, count: capacity)
         pacer = Pacer(rateBitsPerSecond: Double(max(rate, 1)), queueCapacity: capacity)
     }
 
     /// Writes a packet with `build` (which returns its length) at the tail.
+    /// A retransmission (an answer to a NACK) is not a new frame's packet.
     @discardableResult
-    func push(_ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+    func push(retransmission: Bool = false, _ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         let index = (head + pacer.queuedPackets) % slots.count
@@ -42,6 +45,7 @@ final class PacketQueue: @unchecked Sendable {
         }
         let length = slots[index].withUnsafeMutableBytes { build($0) }
         lengths[index] = length
+        retransmissions[index] = retransmission
         pacer.enqueue(size: length)
         condition.signal()
         return true
@@ -56,8 +60,9 @@ final class PacketQueue: @unchecked Sendable {
         slots[head].withUnsafeBytes { src in
             out.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<length])) }
         }
+        let retransmission = retransmissions[head]
         head = (head + 1) % slots.count
-        return .packet(length: length)
+        return .packet(length: length, retransmission: retransmission)
     }
 
     /// Waits up to `timeout` for a packet to arrive.

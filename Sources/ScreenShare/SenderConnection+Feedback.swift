@@ -64,7 +64,7 @@ extension SenderConnection {
             for sequence in lost {
                 if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
                     _ = packet.withUnsafeBytes { bytes in
-                        queue.push { slot in
+                        queue.push(retransmission: true) { slot in
                             slot.copyMemory(from: bytes)
                             return bytes.count
                         }

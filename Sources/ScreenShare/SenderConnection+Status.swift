@@ -74,7 +74,8 @@ extension SenderConnection {
                 "SSRC \(state.ssrc), transceivers \(state.transceivers), encoder generation \(state.encodeGeneration), "
                     + "abandoned encoders \(state.abandonedEncoders)",
                 "frames: in \(state.framesIn), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
-                    + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate)",
+                    + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
+                    + "let fall for the rate \(state.framesSkippedForRate)",
                 "packets: sent \(state.packetsSent), retransmitted \(state.retransmissions), pacer drops \(queue.dropped), "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "

@@ -226,10 +226,13 @@ public final class SenderConnection: @unchecked Sendable {
             }
             let now = clock.now
             let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now)
-            let plan = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, codec: config.codec, now: now, levelLimit: config.levelLimit)
-            state.encodeBusySince = now
+            let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, codec: config.codec, now: now, levelLimit: config.levelLimit)
+            let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
+            state.encodeBusySince = tooSoon ? nil : now
+            if tooSoon { state.framesSkippedForRate += 1 }
             lock.unlock()
             defer { pool.release(frame) }
+            if tooSoon { continue }
 
             if !isRepeat && FrameLateness.isLate(captureTime: frame.captureTime, now: now) {
                 pool.countLateDrop()
@@ -310,8 +313,8 @@ public final class SenderConnection: @unchecked Sendable {
             }
             queue.setRate(lock.withLock { state.pacingRate(now: now) })
             switch queue.pop(into: &buffer, now: now) {
-            case .packet(let length):
-                send(&buffer, length: length)
+            case .packet(let length, let retransmission):
+                send(&buffer, length: length, retransmission: retransmission)
             case .wait(let until):
                 Thread.sleep(forTimeInterval: max(0.0002, (until - now).inSeconds))
             case .empty:
@@ -320,11 +323,13 @@ public final class SenderConnection: @unchecked Sendable {
         }
     }
 
-    private func send(_ buffer: inout [UInt8], length: Int) {
+    private func send(_ buffer: inout [UInt8], length: Int, retransmission: Bool) {
         let marker = buffer[1] & 0x80 != 0
         let sequence = UInt16(buffer[2]) << 8 | UInt16(buffer[3])
-        buffer.withUnsafeBytes { bytes in
-            history.withLock { _ = $0.store(UnsafeRawBufferPointer(rebasing: bytes[0..<length]), sequenceNumber: sequence) }
+        if !retransmission {
+            buffer.withUnsafeBytes { bytes in
+                history.withLock { _ = $0.store(UnsafeRawBufferPointer(rebasing: bytes[0..<length]), sequenceNumber: sequence) }
+            }
         }
         var wireLength = length
         if let protector {
@@ -339,10 +344,11 @@ public final class SenderConnection: @unchecked Sendable {
             let destination = lock.withLock { state.destination }
             try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: destination) }
             lock.withLock {
+                state.bitrateMeter.record(wireLength * 8, at: now)
+                guard !retransmission else { return }
                 state.nextSequence = sequence &+ 1
                 state.packetsSent += 1
                 state.octetsSent += length - RTPHeader.fixedSize
-                state.bitrateMeter.record(wireLength * 8, at: now)
                 state.lastRTPTimestamp = UInt32(buffer[4]) << 24 | UInt32(buffer[5]) << 16 | UInt32(buffer[6]) << 8 | UInt32(buffer[7])
                 if marker {
                     state.glassToPacket.lastPacketSent(timestamp: state.lastRTPTimestamp, at: now)
