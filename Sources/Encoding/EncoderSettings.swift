@@ -14,6 +14,21 @@ public struct EncoderSettings: Sendable, Equatable {
     public var favourDetail: Bool
     public var threads: Int
 
+    /// The settings that carry out `plan` at the share's frame rate: the
+    /// encoder always runs at that rate, and a plan at a lower one skips
+    /// frames, with the bitrate scaled so that each frame gets what the
+    /// lower rate affords. The level is the lowest that admits the size at
+    /// the share's rate, so the SPS says what the stream really is, and the
+    /// bitrate stays within it.
+    public static func carrying(
+        _ plan: EncodingPlan, shareFPS: Int, bitrate target: Int, profile: ProfileLevelID.Profile, favourDetail: Bool
+    ) -> EncoderSettings {
+        let level = H264Level.lowest(admitting: plan.width, plan.height, fps: shareFPS, bitrate: 0) ?? plan.level
+        let bitrate = min(target * shareFPS / max(1, plan.fps), level.maxBitrate)
+        return EncoderSettings(width: plan.width, height: plan.height, fps: shareFPS, bitrate: bitrate,
+                               profile: profile, level: level, favourDetail: favourDetail)
+    }
+
     public init(
         width: Int, height: Int, fps: Int, bitrate: Int,
         profile: ProfileLevelID.Profile = .constrainedBaseline,

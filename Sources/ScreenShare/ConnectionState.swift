@@ -100,10 +100,8 @@ struct ConnectionState {
     }
 
     /// The encoder settings for a frame of this size now, and the frame rate
-    /// to encode at. The encoder always runs at the share's rate: a policy
-    /// that lets frames fall skips frames here instead, with the bitrate
-    /// scaled so that x264's per-frame budget is what the lower rate affords
-    /// (a new rate would otherwise need a new encoder, and a keyframe).
+    /// to encode at. A policy that lets frames fall skips frames rather than
+    /// change the encoder's rate: a new rate would need a new encoder, and a keyframe.
     mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
         let target = bandwidth.target(at: now).bitrate
         let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
@@ -119,10 +117,8 @@ struct ConnectionState {
         }
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
-        let level = H264Level.lowest(admitting: plan.width, plan.height, fps: share.fps, bitrate: 0) ?? plan.level
-        let bitrate = min(target * share.fps / max(1, plan.fps), level.maxBitrate)
-        let settings = EncoderSettings(width: plan.width, height: plan.height, fps: share.fps, bitrate: bitrate,
-                                       profile: profile, level: level, favourDetail: share.policy == .detail)
+        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: target, profile: profile,
+                                                favourDetail: share.policy == .detail)
         return (settings, plan.fps)
     }
 
