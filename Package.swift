@@ -21,7 +21,7 @@ let package = Package(
         // The path a frame takes.
         .target(name: "Media"),
         .target(name: "YUV", dependencies: ["CYUV", "Media"]),
-        .target(name: "Capture", dependencies: ["Media", "YUV"]),
+        .target(name: "Capture", dependencies: ["CXCB", "Media", "YUV"]),
         .target(name: "Encoding", dependencies: ["Media"]),
         .target(name: "Codecs", dependencies: ["CX264", "CVPX", "CAVCodec", "Media", "Encoding", "YUV"]),
         .target(name: "RTP", dependencies: ["CSRTP", "Media"]),
@@ -37,5 +37,6 @@ let package = Package(
         .testTarget(name: "EncodingTests", dependencies: ["Encoding", "Media"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Encoding", "YUV", "Capture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
+        .testTarget(name: "CaptureX11Tests", dependencies: ["Capture", "Media"]),
     ]
 )
