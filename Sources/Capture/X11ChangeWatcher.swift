@@ -23,9 +23,15 @@ final class X11ChangeWatcher {
             let id = xcb_generate_id(c)
             // Delta rectangles: one event per newly damaged rectangle (a child window's
             // drawing arrives with its own rectangle), quiet until we subtract.
-            xcb_damage_create(c, id, connection.root, UInt8(XCB_DAMAGE_REPORT_LEVEL_DELTA_RECTANGLES.rawValue))
-            damage = id
-            damageNotify = first + UInt8(XCB_DAMAGE_NOTIFY)
+            let level = UInt8(XCB_DAMAGE_REPORT_LEVEL_DELTA_RECTANGLES.rawValue)
+            // Checked, so the whole-screen damage the server reports for a new damage
+            // object is queued before the first tick (which captures anyway) drains it;
+            // arriving later, it would make a still screen's second tick capture.
+            let error = xcb_request_check(c, xcb_damage_create_checked(c, id, connection.root, level))
+            let created = error == nil
+            free(error)
+            damage = created ? id : nil
+            damageNotify = created ? first + UInt8(XCB_DAMAGE_NOTIFY) : nil
         } else {
             damage = nil
             damageNotify = nil
