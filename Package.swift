@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "Media"),
         .target(name: "Events"),
         .target(name: "YUV", dependencies: ["CYUV", "Media"]),
-        .target(name: "Capture", dependencies: ["Media", "YUV", "CPipeWire", "CDBus"]),
+        .target(name: "Capture", dependencies: ["CXCB", "CPipeWire", "CDBus", "Media", "YUV"]),
         .target(name: "Encoding", dependencies: ["Media"]),
         .target(name: "Codecs", dependencies: ["CX264", "CVPX", "CAVCodec", "Media", "Encoding", "YUV"]),
         .target(name: "RTP", dependencies: ["CSRTP", "Media"]),
@@ -40,5 +40,6 @@ let package = Package(
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Encoding", "YUV", "Capture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
+        .testTarget(name: "CaptureX11Tests", dependencies: ["Capture", "Media"]),
     ]
 )

@@ -1,0 +1,73 @@
+import Capture
+import Foundation
+import Media
+import Synchronization
+
+/// Records what a capture delivers, in order, keeping a copy of the last frame.
+final class RecordingSink: CaptureSink {
+    enum Event {
+        case frame(width: Int, height: Int)
+        case idle
+        case failure(CaptureError)
+    }
+
+    struct Frame {
+        var width = 0
+        var height = 0
+        var pixels: [UInt32] = []
+
+        /// The pixel at (x, y) as 0xRRGGBB (the padding byte dropped).
+        func colour(x: Int, y: Int) -> UInt32 {
+            pixels[y * width + x] & 0x00FF_FFFF
+        }
+    }
+
+    struct State {
+        var events: [Event] = []
+        var last = Frame()
+        var frames: Int { events.filter { if case .frame = $0 { true } else { false } }.count }
+        var idles: Int { events.filter { if case .idle = $0 { true } else { false } }.count }
+        var failure: CaptureError? {
+            for case .failure(let error) in events { return error }
+            return nil
+        }
+    }
+
+    let state = Mutex(State())
+
+    func captured(_ surface: Surface) {
+        state.withLock { state in
+            state.last.width = surface.width
+            state.last.height = surface.height
+            state.last.pixels = Array(UnsafeBufferPointer(
+                start: surface.pixels.assumingMemoryBound(to: UInt32.self), count: surface.width * surface.height))
+            state.events.append(.frame(width: surface.width, height: surface.height))
+        }
+    }
+
+    func captureIdle() {
+        state.withLock { $0.events.append(.idle) }
+    }
+
+    func captureFailed(_ error: CaptureError) {
+        state.withLock { $0.events.append(.failure(error)) }
+    }
+
+    var snapshot: State { state.withLock { $0 } }
+
+    /// Waits until `condition` holds, or `timeout` passes; returns whether it held.
+    func wait(upTo timeout: Duration = .seconds(3), until condition: (State) -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if state.withLock({ condition($0) }) { return true }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return state.withLock { condition($0) }
+    }
+
+    /// An output into a pool as large as a share's (1920×1920 surfaces, so windows can grow).
+    func output() -> CaptureOutput {
+        let side = CaptureLimits.maxLongSide
+        return CaptureOutput(pool: SurfacePool(width: side, height: side), clock: SystemClock(), sink: self)
+    }
+}
