@@ -23,10 +23,11 @@ public struct ShareOptions: Sendable {
     public var profileLevelID = ProfileLevelID.chromiumDefault
     public var scenario = "demo"
     public var logLevel = EventOutput.Level.info
+    var selection = SourceFactory.Selection()
     public var encoderFault: EncoderFault?
     public var captureStopsAfter: Duration?
 
-    static let flags: Set<String> = ["json", "insecure-rtp", "accept-plain-rtcp"]
+    static let flags: Set<String> = ["json", "insecure-rtp", "accept-plain-rtcp", "pipewire-link"]
 
     public static func parse(_ arguments: [String]) throws(ArgumentParser.Failure) -> ShareOptions {
         var a = try ArgumentParser(arguments, flagNames: flags)
@@ -59,6 +60,15 @@ public struct ShareOptions: Sendable {
             o.profileLevelID = id
         }
         o.scenario = a.string("scenario") ?? o.scenario
+        o.selection.monitor = a.string("monitor")
+        if let w = a.string("window") {
+            guard let id = UInt32(w.hasPrefix("0x") ? String(w.dropFirst(2)) : w, radix: w.hasPrefix("0x") ? 16 : 10) else {
+                throw .init("--window must be a window id such as 0x400001 (see screenshare sources), not \"\(w)\"")
+            }
+            o.selection.window = id
+        }
+        if let r = a.string("region") { o.selection.region = try region(r) }
+        o.selection.linkPipeWire = a.flag("pipewire-link")
         if let l = a.string("log-level") {
             guard let level = EventOutput.Level(name: l) else { throw .init("--log-level must be debug, info, warning or error") }
             o.logLevel = level
@@ -99,6 +109,15 @@ public struct ShareOptions: Sendable {
             throw .init("--srtp-key-file KEY is required (or --insecure-rtp, to loopback only)")
         }
         return o
+    }
+
+    /// Parses WxH+X+Y, as X11 geometry is written.
+    private static func region(_ text: String) throws(ArgumentParser.Failure) -> (x: Int, y: Int, width: Int, height: Int) {
+        let parts = text.split(whereSeparator: { "x+".contains($0) }).compactMap { Int($0) }
+        guard parts.count == 4, parts[0] > 0, parts[1] > 0 else {
+            throw .init("--region must be WIDTHxHEIGHT+X+Y, such as 1280x720+0+0, not \"\(text)\"")
+        }
+        return (parts[2], parts[3], parts[0], parts[1])
     }
 
     private static func address(_ text: String, _ option: String) throws(ArgumentParser.Failure) -> SocketAddress {

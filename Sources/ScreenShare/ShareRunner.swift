@@ -27,7 +27,8 @@ public final class ShareRunner: @unchecked Sendable {
         let source: any CaptureSource
         do {
             source = try SourceFactory.make(options.source, size: options.size, fps: options.fps, scenario: options.scenario,
-                                            captureStopsAfter: options.captureStopsAfter)
+                                            selection: options.selection, captureStopsAfter: options.captureStopsAfter,
+                                            output: output)
         } catch {
             output.event("error", [("message", .string("\(error)"))], human: "screenshare: \(error)")
             return 2

@@ -3,6 +3,7 @@ import ScreenShare
 
 let usage = """
     usage: screenshare share --to HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [options]
+           screenshare sources [--display :N]
     see README.md for every option
     """
 
@@ -22,6 +23,9 @@ case "share":
         FileHandle.standardError.write(Data("screenshare share: \(error)\n".utf8))
         exit(2)
     }
+case "sources":
+    let display = arguments.firstIndex(of: "--display").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    print(SourcesCommand.text(display: display))
 default:
     FileHandle.standardError.write(Data("screenshare: unknown command \"\(command)\"\n\(usage)\n".utf8))
     exit(2)
