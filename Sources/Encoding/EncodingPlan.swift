@@ -7,6 +7,13 @@ public struct EncodingPlan: Sendable, Equatable {
     public var fps: Int
     public var level: H264Level
 
+    public init(width: Int, height: Int, fps: Int, level: H264Level) {
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.level = level
+    }
+
     /// Bits a pixel a frame below which Balanced steps the size down. Screen
     /// content at 0.04 bpp still reads well; below it x264 smears text, and
     /// fewer, sharper pixels look better than many blurred ones.
