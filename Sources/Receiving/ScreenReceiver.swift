@@ -118,6 +118,8 @@ public final class ScreenReceiver: @unchecked Sendable {
     }
 
     private var wedgeEngaged = false
+    /// When a keyframe was asked for on stdin, to time the answer.
+    private var keyframeAskedAt: Instant?
     private var wedgeMended = false
 
     private func handleCommand(_ line: String) {
@@ -134,6 +136,7 @@ public final class ScreenReceiver: @unchecked Sendable {
             output.log(.info, "screen", "new stream announced: SSRC \(words.dropFirst().joined(separator: " "))")
         case "pli":
             lastPLI = .zero
+            keyframeAskedAt = clock.now
             requestKeyframe(now: clock.now, reason: "asked on stdin")
         case "stop":
             stopRequested = true
@@ -247,6 +250,11 @@ public final class ScreenReceiver: @unchecked Sendable {
         }
         stream?.needsKeyframe = false
         figures.framesDecoded += 1
+        if frame.isKeyframe, let asked = keyframeAskedAt {
+            keyframeAskedAt = nil
+            output.event("keyframe", [("latencyMs", .double((now - asked).inMilliseconds))],
+                         human: "keyframe \(Int((now - asked).inMilliseconds)) ms after the PLI")
+        }
         if wedgeEngaged && !wedgeMended {
             wedgeMended = true
             output.event("wedge", [("state", .string("mended")), ("t", .double((now - started).inSeconds))],
