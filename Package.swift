@@ -35,7 +35,7 @@ let package = Package(
 
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
-        .testTarget(name: "RecoveryTests", dependencies: ["Recovery"]),
+        .testTarget(name: "RecoveryTests", dependencies: ["Recovery", "Media"]),
         .testTarget(name: "EncodingTests", dependencies: ["Encoding", "Media"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Encoding", "YUV", "Capture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),

@@ -1,3 +1,5 @@
+import Media
+
 /// Renders the synthetic page: paragraphs of glyph-like marks in rows, with
 /// headings and coloured blocks, all derived from a seed. Real text is not
 /// needed: what matters to an encoder is thin dark strokes on a light ground.
@@ -13,7 +15,7 @@ struct PageRenderer {
 
     func render() -> [UInt32] {
         var pixels = [UInt32](repeating: 0x00FF_FFFF, count: width * height)
-        var random = SplitMix(seed: seed)
+        var random = SeededRandom(seed: seed)
         let glyphs = (0..<64).map { _ in PageRenderer.glyph(&random) }
         var y = PageRenderer.margin
         var line = 0
@@ -33,7 +35,7 @@ struct PageRenderer {
         return pixels
     }
 
-    private func drawLine(_ pixels: inout [UInt32], y: Int, glyphs: [[UInt8]], random: inout SplitMix) {
+    private func drawLine(_ pixels: inout [UInt32], y: Int, glyphs: [[UInt8]], random: inout SeededRandom) {
         var x = PageRenderer.margin
         let end = width - PageRenderer.margin - PageRenderer.glyphWidth
         while x < end {
@@ -61,7 +63,7 @@ struct PageRenderer {
     }
 
     /// A 6×11 mark with a stem and a few bars, so it has the strokes of a letter.
-    private static func glyph(_ random: inout SplitMix) -> [UInt8] {
+    private static func glyph(_ random: inout SeededRandom) -> [UInt8] {
         var rows = [UInt8](repeating: 0, count: glyphHeight)
         let stem = UInt8(1 << (random.next() % 6))
         let top = 2 + Int(random.next() % 3)
@@ -73,22 +75,5 @@ struct PageRenderer {
             rows[r] |= UInt8(random.next() & 0x3F)
         }
         return rows
-    }
-}
-
-/// A small, fast, seedable generator, so the page is the same on every machine.
-struct SplitMix {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
