@@ -22,6 +22,13 @@ case "share":
         FileHandle.standardError.write(Data("screenshare share: \(error)\n".utf8))
         exit(2)
     }
+case "frames":
+    do {
+        exit(try RawFramesCommand.parse(arguments).run())
+    } catch {
+        FileHandle.standardError.write(Data("screenshare frames: \(error)\n\(RawFramesCommand.usage)\n".utf8))
+        exit(2)
+    }
 default:
     FileHandle.standardError.write(Data("screenshare: unknown command \"\(command)\"\n\(usage)\n".utf8))
     exit(2)
