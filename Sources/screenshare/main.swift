@@ -4,6 +4,7 @@ import ScreenShare
 let usage = """
     usage: screenshare share --to HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [options]
            screenshare sources [--display :N]
+           screenshare frames --size WxH [--fps N] [--scenario demo|motion|still] [--count N]
     see README.md for every option
     """
 
@@ -26,6 +27,13 @@ case "share":
 case "sources":
     let display = arguments.firstIndex(of: "--display").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     print(SourcesCommand.text(display: display))
+case "frames":
+    do {
+        exit(try RawFramesCommand.parse(arguments).run())
+    } catch {
+        FileHandle.standardError.write(Data("screenshare frames: \(error)\n\(RawFramesCommand.usage)\n".utf8))
+        exit(2)
+    }
 default:
     FileHandle.standardError.write(Data("screenshare: unknown command \"\(command)\"\n\(usage)\n".utf8))
     exit(2)

@@ -1,6 +1,7 @@
-"""Helpers shared by Tools/bench and Tools/motion-bench (python3 stdlib only):
-finding or building the binaries, SRTP key files, child processes whose JSON
-lines are collected with arrival times, /proc figures, and cleanup on exit."""
+"""Helpers shared by Tools/bench, Tools/motion-bench and Tools/soak (python3
+stdlib only): finding or building the binaries, SRTP key files, the synthetic
+screen as raw frames, child processes whose JSON lines are collected with
+arrival times, /proc figures, and cleanup on exit."""
 import atexit
 import base64
 import json
@@ -15,7 +16,6 @@ import time
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS)
 LIB = os.path.join(TOOLS, "lib")
-GENERATOR = os.path.join(LIB, "synthetic_screen.py")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 _children = []
@@ -47,6 +47,13 @@ def key_file(directory):
         f.write(text + "\n")
     os.chmod(path, 0o600)
     return path, text
+
+
+def frames_argv(bins, width, height, fps, scenario):
+    """`screenshare frames`: the synthetic screen `share --source synthetic`
+    captures, as raw bgr0 on stdout, unpaced (give ffmpeg `-re` to pace it)."""
+    return [os.path.join(bins, "screenshare"), "frames", "--size", f"{width}x{height}",
+            "--fps", str(fps), "--scenario", scenario]
 
 
 def work_dir(prefix):
