@@ -40,5 +40,6 @@ let package = Package(
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Encoding", "YUV", "Capture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
+        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Capture", "YUV"]),
     ]
 )
