@@ -145,15 +145,27 @@ def cleanup():
             proc.kill()
 
 
-def install_cleanup():
-    atexit.register(cleanup)
+def install_cleanup(after=None):
+    """Stops every child on exit, Ctrl-C, SIGTERM or SIGHUP; then calls `after` (such as deleting namespaces)."""
+    def everything():
+        cleanup()
+        if after:
+            after()
+
+    atexit.register(everything)
 
     def on_signal(number, _frame):
-        cleanup()
+        everything()
         sys.exit(128 + number)
 
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, on_signal)
+
+
+def frames_command(width, height, fps, scenario, bins=None):
+    """A command writing the synthetic screen to stdout as raw bgr0 frames
+    paced at `fps` (synthetic_screen.py; `screenshare frames` once it exists)."""
+    return [sys.executable, GENERATOR, "--size", f"{width}x{height}", "--fps", str(fps), "--scenario", scenario]
 
 
 def cpu_seconds(pid):
