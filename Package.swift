@@ -41,5 +41,6 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
         .testTarget(name: "CaptureX11Tests", dependencies: ["Capture", "Media"]),
+        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Capture", "YUV"]),
     ]
 )

@@ -95,6 +95,17 @@ public final class SyntheticScreen: @unchecked Sendable {
 
     var windowSize: (width: Int, height: Int) { (width * 3 / 10, height * 3 / 8) }
 
+    /// Where the dragged window is drawn at frame `n` (clipped to the screen),
+    /// or nil when it is not shown: the part of the screen that is not text.
+    public func windowRect(at frame: UInt64) -> (x: Int, y: Int, width: Int, height: Int)? {
+        guard let origin = windowOrigin(at: frame) else { return nil }
+        let size = windowSize
+        let x0 = max(0, origin.x), y0 = max(0, origin.y)
+        let x1 = min(width, origin.x + size.width), y1 = min(height, origin.y + size.height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return (x0, y0, x1 - x0, y1 - y0)
+    }
+
     /// Draws frame `n` into BGRx memory of `stride` bytes a row.
     public func render(frame: UInt64, into pixels: UnsafeMutableRawPointer, stride: Int) {
         let offset = scrollOffset(at: frame)

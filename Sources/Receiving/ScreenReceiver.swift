@@ -20,6 +20,9 @@ public final class ScreenReceiver: @unchecked Sendable {
         public var wedgeAfter: Double = 5
         /// The synthetic source's width, to read frame stamps from scaled pictures.
         public var sourceWidth: Int?
+        /// The synthetic screen the sender shares: when set, each decoded
+        /// frame whose stamp reads is compared with its regenerated source.
+        public var quality: QualityMeter.Source?
 
         public init(listen: SocketAddress, key: SRTPKey?) {
             self.listen = listen
@@ -46,6 +49,7 @@ public final class ScreenReceiver: @unchecked Sendable {
     private var decodedMeter = RateMeter()
     private var stall: ScreenStallDetector
     private var wedge: Wedge?
+    private let quality: QualityMeter?
     var lastPLI = Instant.zero
     private let started: Instant
     private let commandLock = NSLock()
@@ -67,6 +71,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         started = clock.now
         stall = ScreenStallDetector(startedAt: started)
         wedge = options.wedge.map(Wedge.init(mode:))
+        quality = options.quality.map(QualityMeter.init(source:))
     }
 
     public var localAddress: SocketAddress { socket.localAddress }
@@ -115,6 +120,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         }
         sendGoodbye()
         socket.close()
+        quality?.stop()
     }
 
     private var wedgeEngaged = false
@@ -263,10 +269,11 @@ public final class ScreenReceiver: @unchecked Sendable {
         figures.width = picture.width
         figures.height = picture.height
         decodedMeter.record(at: now)
-        if let sourceWidth = options.sourceWidth,
+        if let sourceWidth = options.sourceWidth ?? options.quality?.width,
            let stamp = FrameStamp.read(luma: picture.luma, stride: picture.lumaStride, width: picture.width, sourceWidth: sourceWidth) {
             figures.stampedFrames += 1
             figures.lastStamp = stamp
+            quality?.offer(frame: stamp, luma: picture.luma, stride: picture.lumaStride, width: picture.width, height: picture.height)
         }
         stream?.decoded += 1
         for action in stall.decoded(count: stream?.decoded ?? 0, now: now) { perform(action) }
@@ -292,6 +299,12 @@ public final class ScreenReceiver: @unchecked Sendable {
             ("lostPackets", .int(figures.lostPackets)), ("stampedFrames", .int(figures.stampedFrames)),
         ]
         if let s = figures.lastStamp { fields.append(("lastStamp", .int(Int(s)))) }
+        if let q = quality?.summary {
+            // Running means over the measured frames; 0 until one is measured.
+            fields += [("qualityFrames", .int(q.frames)), ("qualityDropped", .int(q.dropped)),
+                       ("ssim", .double(q.ssim)), ("psnr", .double(q.psnr)),
+                       ("ssimText", .double(q.ssimText)), ("psnrText", .double(q.psnrText))]
+        }
         return fields
     }
 

@@ -152,11 +152,17 @@ def cleanup():
             proc.kill()
 
 
-def install_cleanup():
-    atexit.register(cleanup)
+def install_cleanup(after=None):
+    """Stops every child on exit, Ctrl-C, SIGTERM or SIGHUP; then calls `after` (such as deleting namespaces)."""
+    def everything():
+        cleanup()
+        if after:
+            after()
+
+    atexit.register(everything)
 
     def on_signal(number, _frame):
-        cleanup()
+        everything()
         sys.exit(128 + number)
 
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

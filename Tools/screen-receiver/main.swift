@@ -5,6 +5,9 @@ import RTP
 
 // screen-receiver --listen HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [--json] [--duration S]
 //   [--wedge keyframe|decoder|sticky|forever] [--wedge-after S] [--source-width W]
+//   [--quality demo|motion|still --source-width W --source-height H [--source-fps F] [--seed S]]
+// With --quality each decoded frame whose stamp reads is compared with the regenerated synthetic
+// frame; the figures carry running means: ssim, psnr, ssimText, psnrText, qualityFrames.
 // Lines on stdin come from whoever stands in for the call client: `shareAgain [SSRC]`, `transceiver SSRC`, `pli`, `stop`.
 
 func fail(_ message: String) -> Never {
@@ -28,7 +31,8 @@ while let argument = rest.first {
         values[name] = value
     }
 }
-let known: Set<String> = ["listen", "srtp-key-file", "srtp-profile", "duration", "wedge", "wedge-after", "source-width", "log-level"]
+let known: Set<String> = ["listen", "srtp-key-file", "srtp-profile", "duration", "wedge", "wedge-after", "source-width", "log-level",
+                          "quality", "source-height", "source-fps", "seed"]
 if let unknown = Set(values.keys).subtracting(known).first { fail("unknown option --\(unknown)") }
 
 guard let listenText = values["listen"], let listen = try? SocketAddress(parsing: listenText) else {
@@ -49,6 +53,17 @@ if let w = values["wedge"] {
 }
 options.wedgeAfter = values["wedge-after"].flatMap(Double.init) ?? 5
 options.sourceWidth = values["source-width"].flatMap(Int.init)
+if let name = values["quality"] {
+    guard let width = options.sourceWidth, let height = values["source-height"].flatMap(Int.init), width > 0, height > 0 else {
+        fail("--quality needs --source-width W and --source-height H")
+    }
+    let fps = values["source-fps"].flatMap(Int.init) ?? 30
+    guard let seed = UInt64(values["seed"] ?? "1") else { fail("--seed must be a whole number") }
+    guard let source = QualityMeter.Source(scenarioName: name, width: width, height: height, fps: fps, seed: seed) else {
+        fail("--quality must be demo, motion or still")
+    }
+    options.quality = source
+}
 let level = values["log-level"].flatMap(EventOutput.Level.init(name:)) ?? .info
 let output = EventOutput(format: flags.contains("json") ? .json : .human, level: level)
 
