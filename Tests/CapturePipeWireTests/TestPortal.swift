@@ -1,0 +1,46 @@
+import Foundation
+import Capture
+import Synchronization
+
+/// A `PortalStandIn` serving on its own thread, keeping the lines it reports.
+final class TestPortal {
+    private final class Log: Sendable {
+        let lines = Mutex<[String]>([])
+    }
+
+    private let standIn: PortalStandIn
+    private let log = Log()
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(bus: TestSessionBus, node: UInt32, pipeWireSocket: String, cancelStart: Bool = false,
+         cursorModes: PortalCursorModes = [.hidden, .embedded, .metadata]) throws {
+        let log = self.log
+        standIn = try PortalStandIn(.init(busAddress: bus.address, node: node, pipeWireSocket: pipeWireSocket,
+                                          cancelStart: cancelStart, cursorModes: cursorModes) { line in
+            log.lines.withLock { $0.append(line) }
+        })
+        let standIn = self.standIn
+        let finished = self.finished
+        Thread.detachNewThread {
+            standIn.run()
+            finished.signal()
+        }
+    }
+
+    var lines: [String] { log.lines.withLock { $0 } }
+
+    func stop() {
+        standIn.stop()
+        finished.wait()
+    }
+}
+
+/// A restore-token file in a directory of the test's own (not yet made, as on a first run).
+struct TestTokenFile {
+    let directory = URL(fileURLWithPath: "/tmp/portal-token-\(UUID().uuidString.prefix(8))")
+    var file: PortalRestoreTokenFile { PortalRestoreTokenFile(path: directory.appendingPathComponent("state/restore-token").path) }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
