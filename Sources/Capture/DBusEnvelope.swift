@@ -78,11 +78,4 @@ final class DBusEnvelope {
     var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
     var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
     var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
-    var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
-
-    /// An error reply's own words (its first argument, by D-Bus convention).
-    var errorText: String {
-        let words = arguments.first?.string ?? "no message"
-        return "\(words) (\(errorName ?? "unknown error"))"
-    }
 }

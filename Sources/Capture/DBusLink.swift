@@ -39,14 +39,16 @@ final class DBusLink {
         dbus_connection_unref(connection)
     }
 
-    /// Calls a method and waits up to `timeout` for its reply's arguments.
-    /// `what` names the call for a person, e.g. "the screen-share portal's CreateSession".
-    func call(_ message: DBusEnvelope, timeout: Duration, what: String) throws(CaptureError) -> DBusEnvelope {
+    /// Calls a method and waits up to `timeout` for its reply. `what` names
+    /// the call for a person, e.g. "The screen-share portal's CreateSession";
+    /// `failure` says whether a failed call is worth a capture restart.
+    func call(_ message: DBusEnvelope, timeout: Duration, what: String,
+              failure: CaptureError.Kind = .permanent) throws(CaptureError) -> DBusEnvelope {
         var error = DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
         guard let reply = dbus_connection_send_with_reply_and_block(connection, message.raw, Self.milliseconds(timeout), &error) else {
-            throw CaptureError(.permanent, "\(what) failed: \(Self.words(error))")
+            throw CaptureError(failure, "\(what) failed: \(Self.words(error))")
         }
         return DBusEnvelope(taking: reply)
     }

@@ -74,8 +74,9 @@ struct PortalRequest {
         for path in paths {
             try? link.send(.methodCall(destination: PortalNames.busName, path: path, interface: PortalNames.request, member: "Close"))
         }
-        let seconds = timeout.components.seconds
-        throw CaptureError(.permanent, "\(silence) within \(seconds) s. Start the share again to get a new picker")
+        let (seconds, attoseconds) = timeout.components
+        let limit = attoseconds == 0 ? "\(seconds) s" : "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms"
+        throw CaptureError(.permanent, "\(silence) within \(limit). Start the share again to get a new picker")
     }
 
     private static func rule(_ path: String) -> String {

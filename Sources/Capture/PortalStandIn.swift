@@ -11,11 +11,21 @@ import Synchronization
 ///
 /// It says what callers presented through `report`, one line per event:
 /// `selected types=1 cursor_mode=2 persist_mode=2`, `restore_token_presented=token-1`
-/// (or `=none`), `started node=42 restore_token=token-2`, `start_cancelled`,
+/// (or `=none`), `started node=42 restore_token=token-2`, `start_cancelled`, `start_unanswered`,
 /// `pipewire_remote_opened`.
 public final class PortalStandIn: @unchecked Sendable {
     // Safety: `link`, `sessions`, `tokensIssued` and `pendingResponse` are used only inside
     // `run`, which one thread runs; `stop` touches only the atomic flag.
+
+    /// How Start is answered.
+    public enum StartAnswer: Sendable {
+        /// As if the person chose the node.
+        case choose
+        /// As if the person closed the picker.
+        case cancel
+        /// Never, as a picker nobody looks at.
+        case never
+    }
 
     public struct Options: Sendable {
         /// Nil is the session bus of `DBUS_SESSION_BUS_ADDRESS`.
@@ -24,18 +34,17 @@ public final class PortalStandIn: @unchecked Sendable {
         public var node: UInt32
         /// The PipeWire daemon's socket; each OpenPipeWireRemote connects to it anew.
         public var pipeWireSocket: String
-        /// Answer Start as if the person closed the picker.
-        public var cancelStart: Bool
+        public var start: StartAnswer
         public var cursorModes: PortalCursorModes
         public var report: @Sendable (String) -> Void
 
-        public init(busAddress: String? = nil, node: UInt32, pipeWireSocket: String, cancelStart: Bool = false,
+        public init(busAddress: String? = nil, node: UInt32, pipeWireSocket: String, start: StartAnswer = .choose,
                     cursorModes: PortalCursorModes = [.hidden, .embedded, .metadata],
                     report: @escaping @Sendable (String) -> Void) {
             self.busAddress = busAddress
             self.node = node
             self.pipeWireSocket = pipeWireSocket
-            self.cancelStart = cancelStart
+            self.start = start
             self.cursorModes = cursorModes
             self.report = report
         }
@@ -112,9 +121,16 @@ public final class PortalStandIn: @unchecked Sendable {
         case (PortalNames.screenCast?, "Start"?):
             try expect(arguments, in: .selected)
             let choices = arguments.dropFirst(2).first?.dictionary ?? [:]
-            guard !options.cancelStart else {
+            switch options.start {
+            case .choose: break
+            case .cancel:
                 options.report("start_cancelled")
                 return respond(to: call, choices: choices, code: 1, results: [])
+            case .never:
+                options.report("start_unanswered")
+                let reply = respond(to: call, choices: choices, code: 1, results: [])
+                pendingResponse = nil
+                return reply
             }
             sessions[arguments[0].string ?? ""] = .started
             tokensIssued += 1

@@ -119,7 +119,7 @@ public final class ScreenCastPortal {
         let call = DBusEnvelope.methodCall(destination: PortalNames.busName, path: PortalNames.objectPath,
                                            interface: PortalNames.screenCast, member: "OpenPipeWireRemote",
                                            arguments: [.objectPath(handle), .vardict([])])
-        let reply = try link.call(call, timeout: options.requestTimeout, what: "Asking the screen-share portal for a PipeWire connection")
+        let reply = try link.call(call, timeout: options.requestTimeout, what: "Asking the screen-share portal for a PipeWire connection", failure: .temporary)
         guard case .unixFD(let descriptor) = reply.arguments.first, descriptor >= 0 else {
             throw CaptureError(.temporary, "The screen-share portal answered without a PipeWire connection; the D-Bus session bus may not pass file descriptors")
         }

@@ -85,7 +85,7 @@ struct PortalSourceTests {
     @Test func cancelledPicker_isAPermanentErrorInPlainWords_andSavesNoToken() throws {
         let bus = try TestSessionBus()
         defer { bus.stop() }
-        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent", cancelStart: true)
+        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent", start: .cancel)
         defer { portal.stop() }
         let tokens = TestTokenFile()
         defer { tokens.remove() }
@@ -98,6 +98,22 @@ struct PortalSourceTests {
         #expect(portal.lines.contains("start_cancelled"))
         #expect(tokens.file.load() == nil)
         #expect(source.name == "portal monitor")
+    }
+
+    @Test func unansweredPicker_timesOutWithAClearError() throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent", start: .never)
+        defer { portal.stop() }
+        var options = ScreenCastPortal.Options(restoreTokenFile: nil, busAddress: bus.address)
+        options.startTimeout = .milliseconds(300)
+        let share = try ScreenCastPortal(options)
+        try share.createSession()
+        try share.selectSources()
+
+        let error = #expect(throws: CaptureError.self) { try share.start() }
+        #expect(error?.kind == .permanent)
+        #expect(error?.message.hasPrefix("Nobody chose a screen in the screen-share picker within 300 ms") == true, "\(error?.message ?? "")")
     }
 
     @Test(arguments: zip([PortalCursorModes([.hidden, .embedded, .metadata]), [.hidden, .metadata], [.hidden], []],

@@ -12,11 +12,11 @@ final class TestPortal {
     private let log = Log()
     private let finished = DispatchSemaphore(value: 0)
 
-    init(bus: TestSessionBus, node: UInt32, pipeWireSocket: String, cancelStart: Bool = false,
+    init(bus: TestSessionBus, node: UInt32, pipeWireSocket: String, start: PortalStandIn.StartAnswer = .choose,
          cursorModes: PortalCursorModes = [.hidden, .embedded, .metadata]) throws {
         let log = self.log
         standIn = try PortalStandIn(.init(busAddress: bus.address, node: node, pipeWireSocket: pipeWireSocket,
-                                          cancelStart: cancelStart, cursorModes: cursorModes) { line in
+                                          start: start, cursorModes: cursorModes) { line in
             log.lines.withLock { $0.append(line) }
         })
         let standIn = self.standIn

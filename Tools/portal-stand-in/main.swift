@@ -3,7 +3,7 @@
 // Every Start "chooses" NODE; every OpenPipeWireRemote connects to SOCKET.
 // Prints one line per event on stdout (see PortalStandIn).
 //
-//   portal-stand-in --node N --pipewire-socket PATH [--cancel] [--cursor-modes BITS]
+//   portal-stand-in --node N --pipewire-socket PATH [--cancel | --never-answer] [--cursor-modes BITS]
 import Capture
 import Foundation
 
@@ -19,12 +19,12 @@ func number(_ text: String, for flag: String) -> UInt32 {
 
 var node: UInt32?
 var socket: String?
-var cancel = false
+var start = PortalStandIn.StartAnswer.choose
 var cursorModes: PortalCursorModes = [.hidden, .embedded, .metadata]
 var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
-    if flag == "--cancel" {
-        cancel = true
+    if flag == "--cancel" || flag == "--never-answer" {
+        start = flag == "--cancel" ? .cancel : .never
         continue
     }
     guard let value = arguments.popFirst() else { fail("\(flag) needs a value") }
@@ -37,7 +37,7 @@ while let flag = arguments.popFirst() {
 }
 guard let node, let socket else { fail("--node and --pipewire-socket are required") }
 
-let options = PortalStandIn.Options(node: node, pipeWireSocket: socket, cancelStart: cancel, cursorModes: cursorModes) { line in
+let options = PortalStandIn.Options(node: node, pipeWireSocket: socket, start: start, cursorModes: cursorModes) { line in
     FileHandle.standardOutput.write(Data("\(line)\n".utf8))
 }
 do {
