@@ -128,9 +128,7 @@ public final class PortalStandIn: @unchecked Sendable {
                 return respond(to: call, choices: choices, code: 1, results: [])
             case .never:
                 options.report("start_unanswered")
-                let reply = respond(to: call, choices: choices, code: 1, results: [])
-                pendingResponse = nil
-                return reply
+                return respond(to: call, choices: choices, code: nil, results: [])
             }
             sessions[arguments[0].string ?? ""] = .started
             tokensIssued += 1
@@ -174,13 +172,16 @@ public final class PortalStandIn: @unchecked Sendable {
         }
     }
 
-    /// Replies with the request path and queues its Response signal, as the portal does.
-    private func respond(to call: DBusEnvelope, choices: [String: DBusValue], code: UInt32,
+    /// Replies with the request path and queues its Response signal, as the
+    /// portal does; a nil `code` leaves the request unanswered.
+    private func respond(to call: DBusEnvelope, choices: [String: DBusValue], code: UInt32?,
                          results: [(String, DBusValue)]) -> DBusEnvelope {
         let sender = call.sender ?? ""
         let path = PortalNames.requestPath(sender: sender, token: choices["handle_token"]?.string ?? "request")
-        pendingResponse = .signal(path: path, interface: PortalNames.request, member: "Response", destination: sender,
-                                  arguments: [.uint32(code), .vardict(results)])
+        pendingResponse = code.map {
+            .signal(path: path, interface: PortalNames.request, member: "Response", destination: sender,
+                    arguments: [.uint32($0), .vardict(results)])
+        }
         return call.reply([.objectPath(path)])
     }
 }
