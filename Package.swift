@@ -32,6 +32,7 @@ let package = Package(
         .executableTarget(name: "screenshare", dependencies: ["ScreenShare"]),
         .executableTarget(name: "screen-receiver", dependencies: ["Receiving"], path: "Tools/screen-receiver"),
         .executableTarget(name: "pipewire-test-producer", dependencies: ["Capture"], path: "Tools/pipewire-test-producer"),
+        .executableTarget(name: "portal-stand-in", dependencies: ["Capture"], path: "Tools/portal-stand-in"),
 
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+import Capture
+import Media
+
+/// Each test runs its own session bus with the portal stand-in on it; the
+/// capture tests add a PipeWire daemon and the test producer, and link the
+/// capture themselves (there is no session manager).
+@Suite(.serialized)
+struct PortalSourceTests {
+    static let fps = 30
+    /// Any node number will do where no frames are read.
+    static let unusedNode: UInt32 = 7
+
+    private func options(_ bus: TestSessionBus, _ tokens: TestTokenFile) -> ScreenCastPortal.Options {
+        ScreenCastPortal.Options(sourceTypes: .monitor, restoreTokenFile: tokens.file, busAddress: bus.address,
+                                 startTimeout: .seconds(5), requestTimeout: .seconds(5))
+    }
+
+    private func waitForNode(_ producer: PipeWireTestProducer) throws -> UInt32 {
+        for _ in 0..<250 {
+            if let node = producer.nodeID { return node }
+            Thread.sleepMs(20)
+        }
+        throw TestFailure("the test producer got no node id")
+    }
+
+    @Test func pickedMonitor_framesArrivePixelExact_andAgainAfterRestartOnTheSameSession() throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+        let daemon = try TestPipeWireDaemon()
+        defer { daemon.stop() }
+        let producer = try PipeWireTestProducer(.init(width: 320, height: 240), remoteFD: try daemon.connect())
+        defer { producer.stop() }
+        let node = try waitForNode(producer)
+        let portal = try TestPortal(bus: bus, node: node, pipeWireSocket: daemon.socketPath)
+        defer { portal.stop() }
+        let tokens = TestTokenFile()
+        defer { tokens.remove() }
+        let source = PortalSource(options(bus, tokens), fps: Self.fps, linksItself: true)
+        defer { source.close() }
+        let sink = RecordingSink()
+        let output = CaptureOutput(pool: SurfacePool(width: 1920, height: 1080), clock: SystemClock(), sink: sink)
+
+        #expect(source.name == "portal monitor")
+        try source.start(output)
+        #expect(source.name == "portal monitor (node \(node))")
+        #expect(sink.wait(upTo: .seconds(5)) { $0.frames.count >= 10 })
+        #expect(sink.frames.allSatisfy { $0.patternMatches && $0.width == 320 && $0.height == 240 })
+
+        // What the watchdog's capture restart does: a fresh connection, no new picker.
+        source.stop()
+        let before = sink.frames.count
+        try source.start(output)
+        #expect(sink.wait(upTo: .seconds(5)) { $0.frames.count >= before + 5 })
+        #expect(sink.frames.dropFirst(before).allSatisfy { $0.patternMatches })
+        #expect(portal.lines.filter { $0 == "pipewire_remote_opened" }.count == 2)
+        #expect(portal.lines.filter { $0.hasPrefix("started") }.count == 1)
+        #expect(sink.failures.isEmpty)
+    }
+
+    @Test func restoreToken_savedAfterStart_andPresentedOnTheNextShare() throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent")
+        defer { portal.stop() }
+        let tokens = TestTokenFile()
+        defer { tokens.remove() }
+
+        for _ in 1...2 {
+            let share = try ScreenCastPortal(options(bus, tokens))
+            try share.createSession()
+            try share.selectSources()
+            let streams = try share.start()
+            #expect(streams.map(\.nodeID) == [Self.unusedNode])
+            #expect(streams.first?.sourceType == .monitor)
+            #expect(share.restoreTokenProblem == nil)
+            share.close()
+        }
+        #expect(portal.lines.filter { $0.hasPrefix("restore_token_presented=") }
+            == ["restore_token_presented=none", "restore_token_presented=token-1"])
+        #expect(tokens.file.load() == "token-2")
+    }
+
+    @Test func cancelledPicker_isAPermanentErrorInPlainWords_andSavesNoToken() throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent", start: .cancel)
+        defer { portal.stop() }
+        let tokens = TestTokenFile()
+        defer { tokens.remove() }
+        let source = PortalSource(options(bus, tokens), fps: Self.fps)
+        let output = CaptureOutput(pool: SurfacePool(width: 64, height: 64), clock: SystemClock(), sink: RecordingSink())
+
+        let error = #expect(throws: CaptureError.self) { try source.start(output) }
+        #expect(error?.kind == .permanent)
+        #expect(error?.message == "The screen-share picker was cancelled")
+        #expect(portal.lines.contains("start_cancelled"))
+        #expect(tokens.file.load() == nil)
+        #expect(source.name == "portal monitor")
+    }
+
+    @Test func unansweredPicker_timesOutWithAClearError() throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent", start: .never)
+        defer { portal.stop() }
+        var options = ScreenCastPortal.Options(restoreTokenFile: nil, busAddress: bus.address)
+        options.startTimeout = .milliseconds(300)
+        let share = try ScreenCastPortal(options)
+        try share.createSession()
+        try share.selectSources()
+
+        let error = #expect(throws: CaptureError.self) { try share.start() }
+        #expect(error?.kind == .permanent)
+        #expect(error?.message.hasPrefix("Nobody chose a screen in the screen-share picker within 300 ms") == true, "\(error?.message ?? "")")
+    }
+
+    @Test(arguments: zip([PortalCursorModes([.hidden, .embedded, .metadata]), [.hidden, .metadata], [.hidden], []],
+                         ["2", "4", "1", "none"]))
+    func cursorMode_embeddedPreferred_thenMetadata_thenHidden(offered: PortalCursorModes, asked: String) throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent", cursorModes: offered)
+        defer { portal.stop() }
+        let share = try ScreenCastPortal(ScreenCastPortal.Options(sourceTypes: .window, restoreTokenFile: nil, busAddress: bus.address))
+        try share.createSession()
+        try share.selectSources()
+        #expect(portal.lines.contains("selected types=2 cursor_mode=\(asked) persist_mode=2"), "\(portal.lines)")
+    }
+
+    @Test func probe_reportsWhatThePortalOffers() throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent")
+        defer { portal.stop() }
+
+        let probe = ScreenCastPortal.probe(busAddress: bus.address)
+        #expect(probe.reachable)
+        #expect(probe.version == 4)
+        #expect(probe.sourceTypes == [.monitor, .window])
+        #expect(probe.cursorModes == [.hidden, .embedded, .metadata])
+        #expect(probe.description == "ScreenCast portal version 4: shares monitor, window; pointer modes hidden, embedded, metadata; remembers the last choice.")
+    }
+
+    @Test func probe_withNoPortalOnTheBus_saysItIsNotReachable() throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+
+        let probe = ScreenCastPortal.probe(busAddress: bus.address)
+        #expect(!probe.reachable)
+        #expect(probe.description.hasPrefix("ScreenCast portal: not reachable"), "\(probe.description)")
+        #expect(probe.description.contains("org.freedesktop.portal.Desktop"), "\(probe.description)")
+    }
+
+    @Test func probe_withNoBus_saysItIsNotReachable() {
+        let probe = ScreenCastPortal.probe(busAddress: "unix:path=/nonexistent/bus")
+        #expect(!probe.reachable)
+        #expect(probe.description.contains("not reachable"))
+    }
+}
