@@ -27,7 +27,7 @@ public struct ShareOptions: Sendable {
     public var encoderFault: EncoderFault?
     public var captureStopsAfter: Duration?
 
-    static let flags: Set<String> = ["json", "insecure-rtp", "accept-plain-rtcp", "pipewire-link"]
+    static let flags: Set<String> = ["json", "insecure-rtp", "accept-plain-rtcp", "pipewire-link", "portal-window"]
 
     public static func parse(_ arguments: [String]) throws(ArgumentParser.Failure) -> ShareOptions {
         var a = try ArgumentParser(arguments, flagNames: flags)
@@ -69,6 +69,8 @@ public struct ShareOptions: Sendable {
         }
         if let r = a.string("region") { o.selection.region = try region(r) }
         o.selection.linkPipeWire = a.flag("pipewire-link")
+        o.selection.portalWindow = a.flag("portal-window")
+        o.selection.restoreTokenFile = a.string("restore-token-file")
         if let l = a.string("log-level") {
             guard let level = EventOutput.Level(name: l) else { throw .init("--log-level must be debug, info, warning or error") }
             o.logLevel = level

@@ -14,6 +14,9 @@ enum SourceFactory {
         var region: (x: Int, y: Int, width: Int, height: Int)?
         /// Link to a PipeWire node ourselves, for a daemon with no session manager.
         var linkPipeWire = false
+        /// Ask the portal for a window rather than a monitor.
+        var portalWindow = false
+        var restoreTokenFile: String?
     }
 
     static func make(_ spec: String, size: (width: Int, height: Int), fps: Int, scenario: String,
@@ -38,8 +41,12 @@ enum SourceFactory {
                 node = id
             }
             return PipeWireSource(nodeID: node, fps: fps, linksItself: selection.linkPipeWire)
+        case "portal":
+            let tokenFile = PortalRestoreTokenFile(path: selection.restoreTokenFile ?? PortalRestoreTokenFile.defaultPath())
+            let options = ScreenCastPortal.Options(sourceTypes: selection.portalWindow ? .window : .monitor, restoreTokenFile: tokenFile)
+            return PortalSource(options, fps: fps, linksItself: selection.linkPipeWire)
         default:
-            throw Failure(description: "unknown source \"\(spec)\": use synthetic, x11[:DISPLAY] or pipewire[:NODE]")
+            throw Failure(description: "unknown source \"\(spec)\": use synthetic, x11[:DISPLAY], pipewire[:NODE] or portal")
         }
     }
 

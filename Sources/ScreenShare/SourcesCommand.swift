@@ -11,6 +11,7 @@ public enum SourcesCommand {
         } catch {
             lines.append("X11: \(error)")
         }
+        lines.append("ScreenCast portal (--source portal): \(ScreenCastPortal.probe().description)")
         return lines.joined(separator: "\n")
     }
 }
