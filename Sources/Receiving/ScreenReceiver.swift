@@ -33,6 +33,8 @@ public final class ScreenReceiver: @unchecked Sendable {
     /// PLIs are repeated at most this often while the decoder cannot decode.
     static let pliInterval: Duration = .milliseconds(500)
     static let reportInterval: Duration = .seconds(1)
+    /// A stall is reported within a tenth of a second of its 4 s.
+    static let stallCheckInterval: Duration = .milliseconds(100)
 
     let options: Options
     let output: EventOutput
@@ -91,6 +93,7 @@ public final class ScreenReceiver: @unchecked Sendable {
     public func run() {
         var buffer = [UInt8](repeating: 0, count: 2048)
         var nextReport = clock.now + ScreenReceiver.reportInterval
+        var nextStallCheck = clock.now + ScreenReceiver.stallCheckInterval
         while true {
             let (pending, stopping) = commandLock.withLock { () -> ([String], Bool) in
                 defer { commands.removeAll() }
@@ -100,6 +103,10 @@ public final class ScreenReceiver: @unchecked Sendable {
             pending.forEach(handleCommand)
             let now = clock.now
             if let d = options.duration, (now - started).inSeconds >= d { break }
+            if now >= nextStallCheck {
+                for action in stall.tick(now: now) { perform(action) }
+                nextStallCheck = now + ScreenReceiver.stallCheckInterval
+            }
             if now >= nextReport {
                 tick(now: now)
                 nextReport = nextReport + ScreenReceiver.reportInterval
@@ -276,13 +283,17 @@ public final class ScreenReceiver: @unchecked Sendable {
             quality?.offer(frame: stamp, luma: picture.luma, stride: picture.lumaStride, width: picture.width, height: picture.height)
         }
         stream?.decoded += 1
+        if figures.framesDecoded == 1 {
+            // A receiver that joins (or restarts) says at once that its view is fine,
+            // so a notice left from an earlier process of its is cleared.
+            perform(.reportCleared(reason: "first picture decoded"))
+        }
         for action in stall.decoded(count: stream?.decoded ?? 0, now: now) { perform(action) }
     }
 
     private func tick(now: Instant) {
         figures.decodedFPS = decodedMeter.rate(at: now)
         figures.bitrate = estimator.incomingBitrate(at: now)
-        for action in stall.tick(now: now) { perform(action) }
         sendReceiverReport(now: now)
         output.event("figures", figuresJSON, human: figures.line)
     }

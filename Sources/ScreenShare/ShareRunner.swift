@@ -86,9 +86,14 @@ public final class ShareRunner: @unchecked Sendable {
         }
     }
 
+    /// The recovery machines are looked at four times a second, so that a
+    /// step falls within a quarter second of its schedule; status once a second.
+    static let recoveryTick: Duration = .milliseconds(250)
+
     private func loop(_ session: ShareSession, _ connection: SenderConnection, _ recovery: ShareRecovery) {
         let started = clock.now
-        var nextTick = started + .seconds(1)
+        var nextTick = started + ShareRunner.recoveryTick
+        var nextStatus = started + .seconds(1)
         while true {
             let finished = lock.withLock { () -> Bool in
                 if !stopRequested {
@@ -99,8 +104,10 @@ public final class ShareRunner: @unchecked Sendable {
             if finished { return }
             let now = clock.now
             guard now >= nextTick else { continue }
-            nextTick = nextTick + .seconds(1)
+            nextTick = nextTick + ShareRunner.recoveryTick
             recovery.tick()
+            guard now >= nextStatus else { continue }
+            nextStatus = nextStatus + .seconds(1)
             let status = session.status(of: connection, watchdog: recovery.doing(for: connection.config.id))
             output.event("status", status.json, human: status.firstLine + "\n" + status.secondLine)
             if let duration = options.duration, (now - started).inSeconds >= duration { return }
