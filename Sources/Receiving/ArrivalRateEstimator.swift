@@ -2,26 +2,30 @@ import Media
 
 /// The receiver's own estimate of what the link carries, sent back as REMB.
 ///
-/// Each frame's one-way delay (arrival minus RTP time) is compared with the
-/// lowest seen lately: when every frame of the last half second arrived well
-/// above it, a queue is building on the path, so the estimate drops below
-/// what arrives. (One late frame is not a queue: a keyframe's packets are
-/// paced out over a few frame periods and drag the next frames with them.) Otherwise it grows by a
-/// few percent a report: a still screen sends little, and that says nothing
-/// about what the link could carry.
+/// For each frame, how much later it arrived than the one before, beyond
+/// how much later it was captured, is added up: the sum is the queueing
+/// delay the path has built. A sum that keeps rising over the last second
+/// means a queue is filling at a bottleneck, so the estimate drops below
+/// what arrives. Otherwise it grows by a few percent a report: a still
+/// screen sends little, and that says nothing about what the link could
+/// carry. A queue that is full but no longer growing shows as loss, which
+/// the sender's own loss-based estimate answers.
 struct ArrivalRateEstimator {
-    /// Delay above the recent minimum that means a queue is building.
-    static let queueingThreshold: Duration = .milliseconds(80)
-    static let sustained: Duration = .milliseconds(500)
+    /// Delay growing faster than 30 ms a second is a queue building: jitter
+    /// from a busy encoder comes and goes, a bottleneck's queue only grows.
+    static let overuseSlope = 0.03
+    static let trendWindow: Duration = .seconds(1)
+    static let minimumSamples = 8
     static let backOff = 0.85
     static let growthPerReport = 1.08
     /// Where the estimate starts and the most it offers: more than any screen share needs.
     static let ceiling = 50_000_000.0
     static let floor = 100_000.0
-    static let window: Duration = .seconds(2)
 
     private var received = RateMeter(window: .seconds(1))
-    private var delays: [(at: Instant, delay: Int64)] = []
+    private var previous: (arrival: Instant, media: Int64)?
+    private var accumulated = 0.0
+    private var samples: [(at: Instant, delay: Double)] = []
     private(set) var overused = false
     private var current = ArrivalRateEstimator.ceiling
 
@@ -30,15 +34,33 @@ struct ArrivalRateEstimator {
     }
 
     mutating func frameArrived(rtpTimestamp: UInt32, at now: Instant) {
-        // Unwrapping is not needed: only differences within a 2 s window are compared.
-        let mediaNanos = Int64(rtpTimestamp) * 1_000_000_000 / 90_000
-        let delay = now.nanoseconds - mediaNanos
-        delays.append((now, delay))
-        delays.removeAll { now - $0.at > ArrivalRateEstimator.window || abs($0.delay - delay) > 10_000_000_000 }
-        let lowest = delays.map(\.delay).min() ?? delay
-        let recent = delays.filter { now - $0.at <= ArrivalRateEstimator.sustained }.map(\.delay).min() ?? delay
-        let spansWindow = delays.first.map { now - $0.at >= ArrivalRateEstimator.sustained } ?? false
-        overused = spansWindow && recent - lowest > ArrivalRateEstimator.queueingThreshold.nanoseconds
+        let media = Int64(rtpTimestamp)
+        if let p = previous {
+            let mediaStep = Double(Int32(bitPattern: UInt32(truncatingIfNeeded: media &- p.media))) / 90
+            let arrivalStep = (now - p.arrival).inMilliseconds
+            accumulated += arrivalStep - mediaStep
+        }
+        previous = (now, media)
+        samples.append((now, accumulated))
+        samples.removeAll { now - $0.at > ArrivalRateEstimator.trendWindow }
+        overused = samples.count >= ArrivalRateEstimator.minimumSamples && slope() > ArrivalRateEstimator.overuseSlope
+    }
+
+    /// Least-squares slope of the accumulated delay over arrival time (ms per ms).
+    private func slope() -> Double {
+        guard let first = samples.first else { return 0 }
+        let xs = samples.map { ($0.at - first.at).inMilliseconds }
+        let ys = samples.map(\.delay)
+        let n = Double(samples.count)
+        let mx = xs.reduce(0, +) / n
+        let my = ys.reduce(0, +) / n
+        var num = 0.0
+        var den = 0.0
+        for (x, y) in zip(xs, ys) {
+            num += (x - mx) * (y - my)
+            den += (x - mx) * (x - mx)
+        }
+        return den > 0 ? num / den : 0
     }
 
     /// The estimate for this report; call once a report.
