@@ -1,10 +1,12 @@
 import Media
+import RTP
 
 /// The receiver's own estimate of what the link carries, sent back as REMB.
 ///
-/// For each frame, how much later it arrived than the one before, beyond
-/// how much later it was captured, is added up: the sum is the queueing
-/// delay the path has built. A sum that keeps rising over the last second
+/// For each frame, how much later its last packet arrived than the one
+/// before, beyond how much later it was sent (abs-send-time, or the capture
+/// time from the RTP timestamp when the sender does not stamp it), is added
+/// up: the sum is the queueing delay the path has built. A sum that keeps rising over the last second
 /// means a queue is filling at a bottleneck, so the estimate drops below
 /// what arrives. Otherwise it grows by a few percent a report: a still
 /// screen sends little, and that says nothing about what the link could
@@ -23,7 +25,7 @@ struct ArrivalRateEstimator {
     static let floor = 100_000.0
 
     private var received = RateMeter(window: .seconds(1))
-    private var previous: (arrival: Instant, media: Int64)?
+    private var previous: (arrival: Instant, media: Int64, sent: UInt32?)?
     private var accumulated = 0.0
     private var samples: [(at: Instant, delay: Double)] = []
     private(set) var overused = false
@@ -33,14 +35,18 @@ struct ArrivalRateEstimator {
         received.record(bytes * 8, at: now)
     }
 
-    mutating func frameArrived(rtpTimestamp: UInt32, at now: Instant) {
+    mutating func frameArrived(rtpTimestamp: UInt32, sendTime: UInt32? = nil, at now: Instant) {
         let media = Int64(rtpTimestamp)
         if let p = previous {
-            let mediaStep = Double(Int32(bitPattern: UInt32(truncatingIfNeeded: media &- p.media))) / 90
-            let arrivalStep = (now - p.arrival).inMilliseconds
-            accumulated += arrivalStep - mediaStep
+            let sentStep: Double
+            if let sendTime, let before = p.sent {
+                sentStep = AbsoluteSendTime.milliseconds(from: before, to: sendTime)
+            } else {
+                sentStep = Double(Int32(bitPattern: UInt32(truncatingIfNeeded: media &- p.media))) / 90
+            }
+            accumulated += (now - p.arrival).inMilliseconds - sentStep
         }
-        previous = (now, media)
+        previous = (now, media, sendTime)
         samples.append((now, accumulated))
         samples.removeAll { now - $0.at > ArrivalRateEstimator.trendWindow }
         overused = samples.count >= ArrivalRateEstimator.minimumSamples && slope() > ArrivalRateEstimator.overuseSlope

@@ -17,6 +17,8 @@ struct ReorderBuffer {
         var payloadRange: Range<Int>
         var header: RTPHeader
         var arrival: Instant
+        /// abs-send-time, when the sender stamps it.
+        var sendTime: UInt32?
     }
 
     private var unwrapper = SequenceUnwrapper()

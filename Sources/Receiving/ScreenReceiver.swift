@@ -200,7 +200,9 @@ public final class ScreenReceiver: @unchecked Sendable {
         guard stream != nil else { return }
         let lost = stream!.record(header, arrival: now)
         if !lost.isEmpty { sendNACK(lost, mediaSSRC: header.ssrc) }
-        let held = ReorderBuffer.Packet(bytes: Array(buffer[0..<length]), payloadRange: packet.payloadRange, header: header, arrival: now)
+        let sendTime = buffer.withUnsafeBytes { AbsoluteSendTime.read(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        let held = ReorderBuffer.Packet(bytes: Array(buffer[0..<length]), payloadRange: packet.payloadRange, header: header,
+                                        arrival: now, sendTime: sendTime)
         depacketize(stream!.reorder.insert(held, now: now), now: now)
     }
 
@@ -219,7 +221,7 @@ public final class ScreenReceiver: @unchecked Sendable {
             }
             stream = current
             if let frame {
-                estimator.frameArrived(rtpTimestamp: frame.timestamp, at: p.arrival)
+                estimator.frameArrived(rtpTimestamp: frame.timestamp, sendTime: p.sendTime, at: p.arrival)
                 handleFrame(frame, ssrc: p.header.ssrc, now: now)
             }
         }

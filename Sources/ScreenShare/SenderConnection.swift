@@ -331,6 +331,7 @@ public final class SenderConnection: @unchecked Sendable {
                 history.withLock { _ = $0.store(UnsafeRawBufferPointer(rebasing: bytes[0..<length]), sequenceNumber: sequence) }
             }
         }
+        buffer.withUnsafeMutableBytes { AbsoluteSendTime.stamp(UnsafeMutableRawBufferPointer(rebasing: $0[0..<length]), at: clock.now) }
         var wireLength = length
         if let protector {
             guard let protected = try? protector.protectRTP(&buffer, length: length) else {

@@ -43,6 +43,7 @@ public struct SessionDescription: Sendable {
         if let key {
             lines.append("a=crypto:1 \(key.profile.sdpName) inline:\(key.base64)")
         }
+        lines.append("a=extmap:\(AbsoluteSendTime.extensionID) \(AbsoluteSendTime.uri)")
         if rtcpMux { lines.append("a=rtcp-mux") }
         lines.append("a=ssrc:\(ssrc) cname:screenshare")
         lines.append("a=recvonly")

@@ -72,6 +72,7 @@ final class Transceiver: @unchecked Sendable {
             scratch.removeAll(keepingCapacity: true)
             RTPHeader(marker: last, payloadType: payloadType, sequenceNumber: sequence, timestamp: timestamp, ssrc: ssrc)
                 .marshal(into: &scratch)
+            AbsoluteSendTime.appendPlaceholder(to: &scratch)
             scratch.append(contentsOf: payload)
             sequence &+= 1
             scratch.withUnsafeBytes { send($0) }

@@ -1,0 +1,73 @@
+import Media
+
+/// The abs-send-time header extension (webrtc.org, as Chromium sends it):
+/// when each packet left the sender, 24 bits of 6.18 fixed-point seconds,
+/// in an RFC 8285 one-byte-header extension. A receiver compares these
+/// with arrival times to see queueing on the path alone, without the
+/// encoder's and the pacer's own delays.
+public enum AbsoluteSendTime {
+    public static let uri = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
+    public static let extensionID: UInt8 = 3
+    /// RFC 8285 §4.2: the profile value of the one-byte-header form.
+    static let oneByteProfile: UInt16 = 0xBEDE
+    /// Extension header (4 bytes) plus one element: ID/length byte and 3 data bytes.
+    public static let extensionSize = 8
+    /// The value wraps every 64 s.
+    static let wrap = 1 << 24
+
+    /// Appends an extension block holding an abs-send-time element, to be
+    /// stamped when the packet leaves; set the header's X bit with it.
+    public static func appendPlaceholder(to packet: inout [UInt8]) {
+        packet[0] |= RTPHeader.extensionBit
+        packet.append(contentsOf: [0xBE, 0xDE, 0x00, 0x01, extensionID << 4 | 2, 0, 0, 0])
+    }
+
+    public static func value(at time: Instant) -> UInt32 {
+        UInt32(truncatingIfNeeded: (time.nanoseconds << 18) / 1_000_000_000) & 0xFF_FFFF
+    }
+
+    /// Writes the send time into a packet that carries the placeholder right
+    /// after a 12-byte header; does nothing to a packet without it.
+    public static func stamp(_ packet: UnsafeMutableRawBufferPointer, at time: Instant) {
+        let element = RTPHeader.fixedSize + 4
+        guard packet.count > element + 3, packet[0] & RTPHeader.extensionBit != 0, packet[0] & RTPHeader.csrcCountMask == 0,
+              packet[RTPHeader.fixedSize] == 0xBE, packet[RTPHeader.fixedSize + 1] == 0xDE,
+              packet[element] == extensionID << 4 | 2 else { return }
+        let v = value(at: time)
+        packet[element + 1] = UInt8(v >> 16 & 0xFF)
+        packet[element + 2] = UInt8(v >> 8 & 0xFF)
+        packet[element + 3] = UInt8(v & 0xFF)
+    }
+
+    /// Reads the send time from a packet's one-byte-header extension, if it has one.
+    public static func read(_ packet: UnsafeRawBufferPointer) -> UInt32? {
+        guard packet.count >= RTPHeader.fixedSize + 4, packet[0] & RTPHeader.extensionBit != 0 else { return nil }
+        let start = RTPHeader.fixedSize + 4 * Int(packet[0] & RTPHeader.csrcCountMask)
+        guard packet.count >= start + 4, packet.uint16(at: start) == oneByteProfile else { return nil }
+        let end = min(packet.count, start + 4 + 4 * Int(packet.uint16(at: start + 2)))
+        var i = start + 4
+        while i < end {
+            let byte = packet[i]
+            if byte == 0 {
+                i += 1
+                continue
+            }
+            let id = byte >> 4
+            let length = Int(byte & 0x0F) + 1
+            if id == 15 { break }
+            if id == extensionID, length == 3, i + 3 < end {
+                return UInt32(packet[i + 1]) << 16 | UInt32(packet[i + 2]) << 8 | UInt32(packet[i + 3])
+            }
+            i += 1 + length
+        }
+        return nil
+    }
+
+    /// Milliseconds from `earlier` to `later`, across the 64 s wrap.
+    public static func milliseconds(from earlier: UInt32, to later: UInt32) -> Double {
+        var d = Int(later) - Int(earlier)
+        if d > wrap / 2 { d -= wrap }
+        if d < -wrap / 2 { d += wrap }
+        return Double(d) * 1000 / Double(1 << 18)
+    }
+}
