@@ -213,3 +213,67 @@ def table(headers, rows):
     lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in cells]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
+
+
+ANIMATOR_SOURCE = os.path.join(LIB, "x11-animator.c")
+
+
+def build_animator(directory):
+    """Compiles Tools/lib/x11-animator.c (gcc, libxcb) into `directory`."""
+    binary = os.path.join(directory, "x11-animator")
+    subprocess.run(["gcc", "-O2", "-o", binary, ANIMATOR_SOURCE, "-lxcb"], check=True)
+    return binary
+
+
+class Xvfb:
+    """An Xvfb on a free display number (89 down to 80, clear of the test
+    suites, which take 80 up and 99 down), stopped with the other children and
+    its socket and lock file removed."""
+
+    def __init__(self, width, height, numbers=range(89, 79, -1)):
+        for number in numbers:
+            if os.path.exists(f"/tmp/.X11-unix/X{number}") or os.path.exists(f"/tmp/.X{number}-lock"):
+                continue
+            proc = spawn_plain(["Xvfb", f":{number}", "-screen", "0", f"{width}x{height}x24", "-noreset", "-nolisten", "tcp"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if self._serving(number, proc):
+                self.number, self.proc, self.pid = number, proc, proc.pid
+                return
+            # Another server may own this number: leave its socket and lock alone.
+            self._stop(proc, number, remove_files=False)
+        raise RuntimeError("no free X display number for Xvfb")
+
+    @property
+    def display(self):
+        return f":{self.number}"
+
+    @staticmethod
+    def _serving(number, proc, timeout=10):
+        """The socket appears before the server answers: xdpyinfo succeeding is the sign."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and proc.poll() is None:
+            if os.path.exists(f"/tmp/.X11-unix/X{number}") and subprocess.run(
+                    ["xdpyinfo", "-display", f":{number}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+                return True
+            time.sleep(0.05)
+        return False
+
+    @staticmethod
+    def _stop(proc, number, remove_files=True):
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(2)
+            except subprocess.TimeoutExpired:
+                # An Xvfb that inherited blocked SIGTERM only stops for SIGKILL.
+                proc.kill()
+                proc.wait()
+        for path in (f"/tmp/.X11-unix/X{number}", f"/tmp/.X{number}-lock"):
+            try:
+                if remove_files and os.path.exists(path):
+                    os.remove(path)
+            except OSError:
+                pass
+
+    def stop(self):
+        self._stop(self.proc, self.number)

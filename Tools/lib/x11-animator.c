@@ -1,0 +1,107 @@
+/* x11-animator — draws on an X display's root window for Tools/bench --x11.
+ *
+ *   x11-animator :N [--fps 30] [--still]
+ *
+ * Moving (the default): FPS times a second, a page of "text" (dark word-shaped
+ * rectangles on white lines) scrolled up by 4 pixels, and a 480x320 "window"
+ * sliding left and right over it — the whole screen changes every frame, as in
+ * `screenshare --source synthetic --scenario motion`. Each frame waits for the
+ * server to finish the last (a round trip), so a busy server slows the
+ * animation instead of queueing frames.
+ * --still: draws one such frame, then sleeps until killed.
+ *
+ * Build: gcc -O2 -o x11-animator x11-animator.c -lxcb
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <xcb/xcb.h>
+
+enum { LINE = 22, WORDS_MAX = 16, SCROLL = 4, MAX_RECTS = 4096 };
+
+static uint32_t hash(uint32_t x) {
+    x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16;
+    return x;
+}
+
+static void colour(xcb_connection_t *c, xcb_gcontext_t gc, uint32_t rgb) {
+    xcb_change_gc(c, gc, XCB_GC_FOREGROUND, &rgb);
+}
+
+static void draw(xcb_connection_t *c, xcb_window_t root, xcb_gcontext_t gc, int w, int h, long frame) {
+    static xcb_rectangle_t rects[MAX_RECTS];
+    long scroll = frame * SCROLL;
+    xcb_rectangle_t page = {0, 0, (uint16_t)w, (uint16_t)h};
+    colour(c, gc, 0xfafafa);
+    xcb_poly_fill_rectangle(c, root, gc, 1, &page);
+
+    /* Words of the lines in view; line n sits at n*LINE - scroll. */
+    int n = 0;
+    for (long line = scroll / LINE; line * LINE - scroll < h && n < MAX_RECTS - WORDS_MAX; line++) {
+        uint32_t r = hash((uint32_t)line);
+        if (r % 7 == 0) continue; /* a blank line between paragraphs */
+        int x = 40, words = 4 + (int)(r % WORDS_MAX);
+        for (int i = 0; i < words && x < w - 40; i++) {
+            int len = 18 + (int)(hash(r + (uint32_t)i) % 90);
+            rects[n++] = (xcb_rectangle_t){(int16_t)x, (int16_t)(line * LINE - scroll + 5), (uint16_t)len, 12};
+            x += len + 9;
+        }
+    }
+    colour(c, gc, 0x303030);
+    xcb_poly_fill_rectangle(c, root, gc, (uint32_t)n, rects);
+
+    /* A window dragged back and forth across the middle. */
+    int span = w - 480, pos = (int)((frame * 12) % (2 * span));
+    int wx = pos < span ? pos : 2 * span - pos, wy = h / 2 - 160;
+    xcb_rectangle_t body = {(int16_t)wx, (int16_t)wy, 480, 320}, bar = {(int16_t)wx, (int16_t)wy, 480, 28};
+    colour(c, gc, 0x3366aa);
+    xcb_poly_fill_rectangle(c, root, gc, 1, &body);
+    colour(c, gc, 0x1a2a4a);
+    xcb_poly_fill_rectangle(c, root, gc, 1, &bar);
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+    const char *display = NULL;
+    int fps = 30, still = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--fps") && i + 1 < argc) fps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--still")) still = 1;
+        else display = argv[i];
+    }
+    if (fps < 1) fps = 1;
+    xcb_connection_t *c = xcb_connect(display, NULL);
+    if (xcb_connection_has_error(c)) {
+        fprintf(stderr, "x11-animator: cannot open display %s\n", display ? display : "(DISPLAY)");
+        return 1;
+    }
+    xcb_screen_t *screen = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+    xcb_gcontext_t gc = xcb_generate_id(c);
+    uint32_t values[] = {0, 0};
+    xcb_create_gc(c, gc, screen->root, XCB_GC_FOREGROUND | XCB_GC_GRAPHICS_EXPOSURES, values);
+
+    double next = now();
+    for (long frame = 0;; frame++) {
+        draw(c, screen->root, gc, screen->width_in_pixels, screen->height_in_pixels, frame);
+        free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL)); /* the round trip */
+        if (xcb_connection_has_error(c)) return 0;
+        if (still) {
+            for (;;) pause();
+        }
+        next += 1.0 / fps;
+        double wait = next - now();
+        if (wait > 0) {
+            usleep((useconds_t)(wait * 1e6));
+        } else if (wait < -1.0) {
+            next = now(); /* far behind: start again from here rather than race */
+        }
+    }
+}
