@@ -42,6 +42,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
         .testTarget(name: "CaptureX11Tests", dependencies: ["Capture", "Media"]),
+        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "Media"]),
         .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Capture", "YUV"]),
     ]
 )

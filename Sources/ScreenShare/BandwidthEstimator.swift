@@ -43,7 +43,7 @@ public struct BandwidthEstimator: Sendable {
         if fractionLost > BandwidthEstimator.highLoss {
             lossBased = min(lossBased, Double(sending)) * (1 - 0.5 * fractionLost)
         } else if fractionLost < BandwidthEstimator.lowLoss {
-            lossBased = min(Double(cap), max(lossBased, Double(sending)) * BandwidthEstimator.growthPerReport)
+            lossBased = min(Double(cap), lossBased * BandwidthEstimator.growthPerReport)
         }
         lossBased = max(Double(BandwidthEstimator.minimumBitrate), lossBased)
     }
