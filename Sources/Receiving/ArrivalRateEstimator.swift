@@ -10,8 +10,8 @@ import RTP
 /// means a queue is filling at a bottleneck, so the estimate drops below
 /// what arrives. Otherwise it grows by a few percent a report: a still
 /// screen sends little, and that says nothing about what the link could
-/// carry. A queue that is full but no longer growing shows as loss, which
-/// the sender's own loss-based estimate answers.
+/// carry. A queue that is already full and dropping grows no more: heavy
+/// loss is taken the same way, since what arrives then is what the link carries.
 struct ArrivalRateEstimator {
     /// Delay growing faster than 30 ms a second is a queue building: jitter
     /// from a busy encoder comes and goes, a bottleneck's queue only grows.
@@ -19,6 +19,8 @@ struct ArrivalRateEstimator {
     static let trendWindow: Duration = .seconds(1)
     static let minimumSamples = 8
     static let backOff = 0.85
+    /// Loss above this in a report's interval means the bottleneck is dropping.
+    static let heavyLoss = 0.10
     static let growthPerReport = 1.08
     /// Where the estimate starts and the most it offers: more than any screen share needs.
     static let ceiling = 50_000_000.0
@@ -69,9 +71,10 @@ struct ArrivalRateEstimator {
         return den > 0 ? num / den : 0
     }
 
-    /// The estimate for this report; call once a report.
-    mutating func estimate(at now: Instant) -> Int {
-        if overused {
+    /// The estimate for this report, given the fraction of packets lost since
+    /// the last; call once a report.
+    mutating func estimate(at now: Instant, loss: Double) -> Int {
+        if overused || loss > ArrivalRateEstimator.heavyLoss {
             current = max(ArrivalRateEstimator.floor, received.rate(at: now) * ArrivalRateEstimator.backOff)
         } else {
             current = min(ArrivalRateEstimator.ceiling, current * ArrivalRateEstimator.growthPerReport)

@@ -20,7 +20,7 @@ extension ScreenReceiver {
     /// receiver's own estimate, in one compound packet.
     func sendReceiverReport(now: Instant) {
         guard let ssrc = stream?.ssrc, let block = stream?.statistics.makeReport(now: now) else { return }
-        let estimate = estimator.estimate(at: now)
+        let estimate = estimator.estimate(at: now, loss: block.lossRatio)
         figures.rembsSent += 1
         var builder = RTCPCompoundBuilder()
         try? builder.add(ReceiverReport(ssrc: ownSSRC, reports: [block]))

@@ -28,6 +28,9 @@ struct ConnectionState {
     /// When the link is the limit, faster than the estimate only overflows
     /// the bottleneck's queue: a keyframe then waits here, where it is not lost.
     static let limitedPacingFactor = 1.2
+    /// The encoder aims below the target: RTP, the send-time extension and
+    /// SRTP add about 3 %, retransmissions and x264's overshoot the rest.
+    static let encoderShare = 0.85
     /// Balanced shrinks at once when the bitrate falls, but grows back only
     /// after the bitrate has allowed it this long: each size change costs a keyframe.
     static let balancedGrowDelay: Duration = .seconds(5)
@@ -103,13 +106,13 @@ struct ConnectionState {
     /// to encode at. A policy that lets frames fall skips frames rather than
     /// change the encoder's rate: a new rate would need a new encoder, and a keyframe.
     mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
-        let target = bandwidth.target(at: now).bitrate
+        let encoderBitrate = Int(Double(bandwidth.target(at: now).bitrate) * ConnectionState.encoderShare)
         let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
         var limit = levelLimit
         if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
         let (plan, scale) = EncodingPlan.make(
             policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
-            bitrate: target, levelLimit: limit, previousScale: balancedScale,
+            bitrate: encoderBitrate, levelLimit: limit, previousScale: balancedScale,
             mayGrow: now - balancedScaleChanged >= ConnectionState.balancedGrowDelay, shrink: recoveryScale)
         if scale != balancedScale {
             balancedScaleChanged = now
@@ -117,7 +120,7 @@ struct ConnectionState {
         }
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
-        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: target, profile: profile,
+        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, profile: profile,
                                                 favourDetail: share.policy == .detail)
         return (settings, plan.fps)
     }

@@ -35,13 +35,20 @@ struct ArrivalRateEstimatorTests {
         var estimator = run(frames: 90) { Double($0) * 5 }
         let now = Instant(nanoseconds: Int64(90 * 33.333 * 1_000_000 + 450 * 1_000_000))
         let incoming = estimator.incomingBitrate(at: now)
-        #expect(estimator.estimate(at: now) < incoming)
+        #expect(estimator.estimate(at: now, loss: 0) < incoming)
+    }
+
+    @Test func heavyLossBacksOffBelowWhatArrivesWithoutAGrowingQueue() {
+        var estimator = run(frames: 90) { _ in 0 }
+        let now = Instant(nanoseconds: Int64(90 * 33.333 * 1_000_000))
+        let incoming = estimator.incomingBitrate(at: now)
+        #expect(estimator.estimate(at: now, loss: 0.2) < incoming)
     }
 
     @Test func withoutOveruseTheEstimateOnlyGrows() {
         var estimator = run(frames: 30) { _ in 0 }
         let now = Instant.seconds(1)
-        let first = estimator.estimate(at: now)
-        #expect(estimator.estimate(at: now) >= first)
+        let first = estimator.estimate(at: now, loss: 0.05)
+        #expect(estimator.estimate(at: now, loss: 0) >= first)
     }
 }
