@@ -103,7 +103,11 @@ import Testing
         let cleared = try #require(run.client.waitFor(timeout: 30, from: "receiver", containing: "\"screenStalled\":false"))
         print("gate \(fault): decoding again \(String(format: "%.1f", cleared - stalled + 4)) s after the encoder stopped")
         #expect(cleared - stalled + 4 <= RecoveryGateTests.gate)
-        #expect(run.client.firstTime(from: "sender", containing: "fresh encoder") != nil)
+        // The watchdog's fresh encoder mends it; when the link is (or looks) the limit the watchdog
+        // holds back by rule, and the stall report's rebuild brings a new encoder instead.
+        let mended = run.client.firstTime(from: "sender", containing: "fresh encoder")
+            ?? run.client.firstTime(from: "sender", containing: "new transceiver")
+        #expect(mended != nil)
     }
 
     @Test func stoppedCapture_isRestartedOnTheSameContent() throws {
