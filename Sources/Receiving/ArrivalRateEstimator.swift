@@ -33,7 +33,10 @@ struct ArrivalRateEstimator {
     private(set) var overused = false
     private var current = ArrivalRateEstimator.ceiling
 
+    private var firstArrival: Instant?
+
     mutating func packetArrived(bytes: Int, at now: Instant) {
+        if firstArrival == nil { firstArrival = now }
         received.record(bytes * 8, at: now)
     }
 
@@ -74,7 +77,10 @@ struct ArrivalRateEstimator {
     /// The estimate for this report, given the fraction of packets lost since
     /// the last; call once a report.
     mutating func estimate(at now: Instant, loss: Double) -> Int {
-        if overused || loss > ArrivalRateEstimator.heavyLoss {
+        // What arrived is known only once a whole window of it has: backing
+        // off from a part-filled first window would start the share far too low.
+        let windowFilled = firstArrival.map { now - $0 >= received.window } ?? false
+        if windowFilled && (overused || loss > ArrivalRateEstimator.heavyLoss) {
             current = max(ArrivalRateEstimator.floor, received.rate(at: now) * ArrivalRateEstimator.backOff)
         } else {
             current = min(ArrivalRateEstimator.ceiling, current * ArrivalRateEstimator.growthPerReport)
