@@ -29,8 +29,8 @@ let package = Package(
         .target(name: "Recovery", dependencies: ["Media"]),
         .target(name: "ScreenShare", dependencies: ["Events", "Media", "YUV", "Capture", "Encoding", "Codecs", "RTP", "Recovery"]),
         .target(name: "Receiving", dependencies: ["Events", "Media", "YUV", "Capture", "Codecs", "RTP", "Recovery"]),
-        .executableTarget(name: "screenshare", dependencies: ["ScreenShare"]),
-        .executableTarget(name: "screen-receiver", dependencies: ["Receiving"], path: "Tools/screen-receiver"),
+        .executableTarget(name: "screenshare", dependencies: ["ScreenShare", "Events"]),
+        .executableTarget(name: "screen-receiver", dependencies: ["Receiving", "Events"], path: "Tools/screen-receiver"),
         .executableTarget(name: "pipewire-test-producer", dependencies: ["Capture"], path: "Tools/pipewire-test-producer"),
         .executableTarget(name: "portal-stand-in", dependencies: ["Capture"], path: "Tools/portal-stand-in"),
 

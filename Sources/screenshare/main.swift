@@ -1,4 +1,5 @@
 import Foundation
+import Events
 import ScreenShare
 
 let usage = """
@@ -8,6 +9,7 @@ let usage = """
     see README.md for every option
     """
 
+SignalMask.unblockControlSignals()
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8))

@@ -38,8 +38,7 @@ import Testing
         #expect(sdp.contains("m=video \(port) RTP/SAVP 96"))
         #expect(!sdp.contains("a=rtcp-mux"))
         #expect(sender.waitForExit(timeout: 20) == 0)
-        gst.interrupt()
-        _ = gst.waitForExit(timeout: 5)
+        gst.kill()
         let decoded = gst.lines.filter { $0.contains("sink: last-message = chain") }.count
         let sent = try #require(sender.events("status").last?["framesSent"] as? Int)
         #expect(decoded > 100, "GStreamer decoded \(decoded) of \(sent) frames")

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A program of the project's, run for a test: its stdout lines collected,
 /// its stdin writable, killed if the test ends first.
@@ -16,9 +19,12 @@ final class ManagedProcess: @unchecked Sendable {
     }()
 
     /// Runs one of the project's programs by name, or any program by absolute path.
-    init(_ name: String, _ arguments: [String], stderrTo log: String? = nil) throws {
+    init(_ name: String, _ arguments: [String], stderrTo log: String? = nil, environment: [String: String] = [:]) throws {
         process.executableURL = name.hasPrefix("/") ? URL(fileURLWithPath: name) : ManagedProcess.binaries.appendingPathComponent(name)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = stdin
         process.standardOutput = stdout
         if let log {
@@ -70,12 +76,21 @@ final class ManagedProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// SIGINT: the project's programs stop cleanly on it (RTCP BYE).
     func interrupt() {
         if process.isRunning { process.interrupt() }
     }
 
+    /// SIGKILL, for programs of others: the test runner's children inherit
+    /// its blocked SIGINT and SIGTERM, which pipewire and gst-launch keep.
+    func kill() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     deinit {
-        if process.isRunning { process.terminate() }
+        kill()
     }
 }
 
