@@ -100,7 +100,7 @@ import Testing
         let run = try start(wedge: nil, senderArguments: ["--fault", fault], seconds: 36)
         defer { finish(run) }
         let stalled = try #require(run.client.waitFor(timeout: 25, from: "receiver", containing: "\"screenStalled\":true"))
-        let cleared = try #require(run.client.waitFor(timeout: 30, from: "receiver", containing: "\"screenStalled\":false"))
+        let cleared = try #require(run.client.waitFor(timeout: 30, from: "receiver", after: stalled, containing: "\"screenStalled\":false"))
         print("gate \(fault): decoding again \(String(format: "%.1f", cleared - stalled + 4)) s after the encoder stopped")
         #expect(cleared - stalled + 4 <= RecoveryGateTests.gate)
         // The watchdog's fresh encoder mends it; when the link is (or looks) the limit the watchdog

@@ -52,10 +52,13 @@ final class StandInCallClient: @unchecked Sendable {
         }
     }
 
-    func waitFor(timeout: TimeInterval, from: String, containing pieces: String...) -> Double? {
+    /// Waits for the first line from `from` containing every piece, seen after `after` seconds.
+    func waitFor(timeout: TimeInterval, from: String, after: Double = 0, containing pieces: String...) -> Double? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while Date() < deadline {
-            if let t = lock.withLock({ seen.first { $0.from == from && pieces.allSatisfy($0.line.contains) } }) {
+            if let t = lock.withLock({
+                seen.first { $0.from == from && $0.at.timeIntervalSince(started) > after && pieces.allSatisfy($0.line.contains) }
+            }) {
                 return t.at.timeIntervalSince(started)
             }
             Thread.sleep(forTimeInterval: 0.05)
