@@ -19,16 +19,9 @@ final class TestPipeWireDaemon {
         environment["PIPEWIRE_RUNTIME_DIR"] = nil
         process.executableURL = URL(fileURLWithPath: "/usr/bin/pipewire")
         process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(Self.startupLimit)
-        while !FileManager.default.fileExists(atPath: socketPath) {
-            guard Date() < deadline, process.isRunning else {
-                stop()
-                throw TestFailure("pipewire did not make its socket at \(socketPath)")
-            }
-            Thread.sleep(forTimeInterval: 0.02)
+        guard try startDaemon(process, socket: socketPath, within: Self.startupLimit) else {
+            stop()
+            throw TestFailure("pipewire did not make its socket at \(socketPath)")
         }
     }
 

@@ -30,16 +30,9 @@ final class TestSessionBus {
             """.utf8).write(to: configuration)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         process.arguments = ["--config-file=\(configuration.path)", "--nofork", "--nopidfile"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(Self.startupLimit)
-        while !FileManager.default.fileExists(atPath: socketPath) {
-            guard Date() < deadline, process.isRunning else {
-                stop()
-                throw TestFailure("dbus-daemon did not make its socket at \(socketPath)")
-            }
-            Thread.sleep(forTimeInterval: 0.01)
+        guard try startDaemon(process, socket: socketPath, within: Self.startupLimit) else {
+            stop()
+            throw TestFailure("dbus-daemon did not make its socket at \(socketPath)")
         }
     }
 
