@@ -20,6 +20,8 @@ public final class ScreenReceiver: @unchecked Sendable {
         public var wedgeAfter: Double = 5
         /// The synthetic source's width, to read frame stamps from scaled pictures.
         public var sourceWidth: Int?
+        /// What the stream carries: H.264 (the default) or VP8.
+        public var codec = ReceivedCodec.h264
 
         public init(listen: SocketAddress, key: SRTPKey?) {
             self.listen = listen
@@ -197,7 +199,7 @@ public final class ScreenReceiver: @unchecked Sendable {
     private func beginStream(ssrc: UInt32, now: Instant) {
         if stream != nil { figures.ssrcChanges += 1 }
         do {
-            stream = try IncomingStream(ssrc: ssrc)
+            stream = try IncomingStream(ssrc: ssrc, codec: options.codec)
         } catch {
             output.log(.error, "receiver", "\(error)")
             return

@@ -3,6 +3,7 @@ import ScreenShare
 
 let usage = """
     usage: screenshare share --to HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [options]
+           screenshare serve --control stdio|unix:PATH [--allow-unencrypted] [--log-level LEVEL]
     see README.md for every option
     """
 
@@ -20,6 +21,14 @@ case "share":
         exit(ShareRunner(options: options).run())
     } catch {
         FileHandle.standardError.write(Data("screenshare share: \(error)\n".utf8))
+        exit(2)
+    }
+case "serve":
+    do {
+        let options = try ServeOptions.parse(arguments)
+        exit(ServeRunner(options: options).run())
+    } catch {
+        FileHandle.standardError.write(Data("screenshare serve: \(error)\n".utf8))
         exit(2)
     }
 default:

@@ -4,7 +4,7 @@ import Receiving
 import RTP
 
 // screen-receiver --listen HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [--json] [--duration S]
-//   [--wedge keyframe|decoder|sticky|forever] [--wedge-after S] [--source-width W]
+//   [--wedge keyframe|decoder|sticky|forever] [--wedge-after S] [--source-width W] [--codec h264|vp8]
 // Lines on stdin come from whoever stands in for the call client: `shareAgain [SSRC]`, `transceiver SSRC`, `pli`, `stop`.
 
 func fail(_ message: String) -> Never {
@@ -28,7 +28,7 @@ while let argument = rest.first {
         values[name] = value
     }
 }
-let known: Set<String> = ["listen", "srtp-key-file", "srtp-profile", "duration", "wedge", "wedge-after", "source-width", "log-level"]
+let known: Set<String> = ["listen", "srtp-key-file", "srtp-profile", "duration", "wedge", "wedge-after", "source-width", "log-level", "codec"]
 if let unknown = Set(values.keys).subtracting(known).first { fail("unknown option --\(unknown)") }
 
 guard let listenText = values["listen"], let listen = try? SocketAddress(parsing: listenText) else {
@@ -49,6 +49,10 @@ if let w = values["wedge"] {
 }
 options.wedgeAfter = values["wedge-after"].flatMap(Double.init) ?? 5
 options.sourceWidth = values["source-width"].flatMap(Int.init)
+if let c = values["codec"] {
+    guard let codec = ReceivedCodec(rawValue: c) else { fail("--codec must be h264 or vp8, not \"\(c)\"") }
+    options.codec = codec
+}
 let level = values["log-level"].flatMap(EventOutput.Level.init(name:)) ?? .info
 let output = EventOutput(format: flags.contains("json") ? .json : .human, level: level)
 
