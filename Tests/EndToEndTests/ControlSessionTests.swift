@@ -99,7 +99,7 @@ import Testing
         let dir = NSTemporaryDirectory() + "screenshare-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let plainFile = dir + "/not-a-socket"
-        FileManager.default.createFile(atPath: plainFile, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: plainFile, contents: Data("x".utf8))
         let refused = try ManagedProcess("screenshare", ["serve", "--control", "unix:" + plainFile])
         #expect(refused.waitForExit(timeout: 5) == 1)
 
@@ -111,7 +111,16 @@ import Testing
         // Someone answers on it: a second serve must not take it over.
         let second = try ManagedProcess("screenshare", ["serve", "--control", "unix:" + path])
         #expect(second.waitForExit(timeout: 5) == 1)
-        first.process.terminate()
+        // Killed outright, it leaves a stale socket nobody answers on: the next serve replaces it.
+        kill(first.process.processIdentifier, SIGKILL)
         _ = first.waitForExit(timeout: 5)
+        #expect(FileManager.default.fileExists(atPath: path))
+        let third = try ManagedProcess("screenshare", ["serve", "--control", "unix:" + path])
+        #expect(third.waitFor(timeout: 5) { _ in (try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int) != nil })
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(third.process.isRunning, "a stale socket is replaced")
+        third.process.terminate()
+        #expect(third.waitForExit(timeout: 5) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path), "the socket is removed on exit")
     }
 }

@@ -12,6 +12,8 @@ public final class ServeRunner: @unchecked Sendable {
     private let options: ServeOptions
     private let lock = NSCondition()
     private var finished = false
+    /// Set while waiting for the client: a signal then removes the socket and exits.
+    private var waitingListener: UnixSocketListener?
     private var signalSources: [DispatchSourceSignal] = []
 
     public init(options: ServeOptions) {
@@ -35,24 +37,39 @@ public final class ServeRunner: @unchecked Sendable {
             }
             defer { listener.close() }
             FileHandle.standardError.write(Data("screenshare serve: waiting for the call client on \(path)\n".utf8))
-            let client: Int32
-            do {
-                client = try listener.accept()
-            } catch {
-                FileHandle.standardError.write(Data("screenshare serve: \(error)\n".utf8))
-                return 1
+            // A connection that closes without a line (a probe, such as
+            // another serve checking whether the socket is stale) is not the
+            // call client: wait for the next.
+            while true {
+                lock.withLock { waitingListener = listener }
+                let client: Int32
+                do {
+                    client = try listener.accept()
+                    lock.withLock { waitingListener = nil }
+                } catch {
+                    FileHandle.standardError.write(Data("screenshare serve: \(error)\n".utf8))
+                    return 1
+                }
+                let channel = ControlChannel(input: client, output: client)
+                ControlServer(output: EventOutput(format: .json) { line, _ in channel.write(line) }).greet()
+                guard let first = channel.readLine() else {
+                    Glibc.close(client)
+                    continue
+                }
+                serve(channel, firstLine: first, greet: false)
+                Glibc.close(client)
+                break
             }
-            serve(ControlChannel(input: client, output: client))
-            Glibc.close(client)
             return 0
         }
     }
 
-    private func serve(_ channel: ControlChannel) {
+    private func serve(_ channel: ControlChannel, firstLine: String? = nil, greet: Bool = true) {
         let output = EventOutput(format: .json, level: options.logLevel) { line, _ in channel.write(line) }
         let server = ControlServer(output: output, allowUnencrypted: options.allowUnencrypted)
-        server.greet()
+        if greet { server.greet() }
         let reader = Thread { [self] in
+            if let firstLine { server.handle(firstLine) }
             while let line = channel.readLine() { server.handle(line) }
             finish()
         }
@@ -84,7 +101,13 @@ public final class ServeRunner: @unchecked Sendable {
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [self] in finish() }
+            source.setEventHandler { [self] in
+                if let listener = lock.withLock({ waitingListener }) {
+                    listener.close()
+                    exit(0)
+                }
+                finish()
+            }
             source.resume()
             signalSources.append(source)
         }
