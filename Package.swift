@@ -39,6 +39,7 @@ let package = Package(
         .testTarget(name: "EncodingTests", dependencies: ["Encoding", "Media"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Encoding", "YUV", "Capture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
+        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "Events", "Encoding", "RTP"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
     ]
 )
