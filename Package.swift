@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "EncodingTests", dependencies: ["Encoding", "Media"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Encoding", "YUV", "Capture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
-        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "Events", "Encoding", "RTP"]),
+        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "Events", "Encoding", "RTP", "Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
     ]
 )

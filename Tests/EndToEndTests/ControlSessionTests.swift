@@ -95,6 +95,38 @@ import Testing
         #expect(!everything.contains(key.base64) && !everything.contains(short), "no key is ever echoed")
     }
 
+    @Test func aReceiverThatVanishesIsTimedOutAndTheOtherCarriesOn() throws {
+        let key = try makeKeyFile()
+        var receivers: [ManagedProcess] = []
+        var addresses: [String] = []
+        for _ in 0..<2 {
+            let r = try ManagedProcess("screen-receiver", ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "40"])
+            #expect(r.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
+            addresses.append(try #require(r.events("listening").first?["address"] as? String))
+            receivers.append(r)
+        }
+        let serve = try serve()
+        serve.send(#"{"cmd":"hello","protocol":1}"#)
+        serve.send(#"{"cmd":"start","size":"320x180","fps":15,"scenario":"motion","id":1}"#)
+        #expect(answer(serve, id: 1)?["ok"] as? Bool == true)
+        for (i, address) in addresses.enumerated() {
+            serve.send(#"{"cmd":"addReceiver","id":\#(10 + i),"receiver":"r\#(i)","destination":"\#(address)","srtp":{"key":"\#(key.base64)"},"codecs":[{"name":"H264","payloadType":96,"packetizationMode":1}]}"#)
+            #expect(answer(serve, id: 10 + i)?["ok"] as? Bool == true)
+        }
+        Thread.sleep(forTimeInterval: 3)
+        kill(receivers[0].process.processIdentifier, SIGKILL)
+        #expect(serve.waitFor(timeout: 25) { !$0.events("receiverLost").isEmpty })
+        #expect(serve.events("receiverLost").map { $0["receiver"] as? String } == ["r0"])
+        let before = receivers[1].events("figures").last?["framesDecoded"] as? Int ?? 0
+        Thread.sleep(forTimeInterval: 2.5)
+        let after = receivers[1].events("figures").last?["framesDecoded"] as? Int ?? 0
+        #expect(after > before + 20, "r1 keeps decoding: \(before) → \(after)")
+        serve.interrupt()
+        #expect(serve.waitForExit(timeout: 10) == 0)
+        receivers[1].send("stop")
+        _ = receivers[1].waitForExit(timeout: 5)
+    }
+
     @Test func unixSocketIsPrivateAndAnOccupiedPathIsRefused() throws {
         let dir = NSTemporaryDirectory() + "screenshare-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

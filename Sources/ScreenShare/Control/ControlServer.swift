@@ -23,6 +23,7 @@ public final class ControlServer: @unchecked Sendable {
     private let lock = NSLock()
     private var greeted = false
     private var share: Share?
+    private var liveness = ReceiverLiveness()
 
     public init(output: EventOutput, clock: any MonotonicClock = SystemClock(), allowUnencrypted: Bool = false) {
         self.output = output
@@ -102,6 +103,7 @@ public final class ControlServer: @unchecked Sendable {
             guard let connection = s.receivers.removeValue(forKey: id) else { throw unknown(id) }
             s.order.removeAll { $0 == id }
             share = s
+            liveness.forget(id)
             s.recovery.detach(id)
             s.session.removeReceiver(connection)
             output.log(.info, "screen", "\(connection.config.displayName) removed")
@@ -214,6 +216,7 @@ public final class ControlServer: @unchecked Sendable {
     public func tick() {
         guard let s = lock.withLock({ share }) else { return }
         s.recovery.tick()
+        dropLostReceivers()
         let fields = lock.withLock { share.map(statusFields) }
         guard let fields else { return }
         for case .array(let items) in fields.filter({ $0.0 == "receivers" }).map(\.1) {
@@ -224,6 +227,32 @@ public final class ControlServer: @unchecked Sendable {
         }
         if let overall = fields.first(where: { $0.0 == "share" })?.1, case .object(let pairs) = overall {
             output.event("status", pairs, human: (overall["line1"]?.stringValue ?? "") + "\n" + (overall["line2"]?.stringValue ?? ""))
+        }
+    }
+
+    /// A receiver that stopped answering is taken out of the share, as if
+    /// removed, and the client is told; no other receiver is touched.
+    private func dropLostReceivers() {
+        let now = clock.now
+        let lost = lock.withLock { () -> [SenderConnection] in
+            guard var s = share else { return [] }
+            var lost: [SenderConnection] = []
+            for id in s.order {
+                guard let c = s.receivers[id], liveness.isLost(id, feedback: c.feedbackReceived, now: now) else { continue }
+                lost.append(c)
+                s.receivers.removeValue(forKey: id)
+                liveness.forget(id)
+                s.recovery.detach(id)
+            }
+            s.order.removeAll { id in lost.contains { $0.config.id == id } }
+            share = s
+            return lost
+        }
+        for c in lost {
+            lock.withLock { share?.session }?.removeReceiver(c)
+            output.event("receiverLost", [("receiver", .string(c.config.id)),
+                                          ("reason", .string("no RTCP for \(Int(ReceiverLiveness.timeout.inSeconds)) s"))],
+                         human: "\(c.config.displayName) is gone: no RTCP for \(Int(ReceiverLiveness.timeout.inSeconds)) s")
         }
     }
 
