@@ -140,12 +140,28 @@ import Testing
         #expect(first.waitFor(timeout: 5) { _ in FileManager.default.fileExists(atPath: path) })
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+        // A client over the socket gets the greeting and its reply.
+        let client = try ManagedProcess("/usr/bin/python3", ["-c", """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            s.sendall(b'{"cmd":"hello","protocol":1,"id":"h"}\\n{"cmd":"status","id":"s"}\\n')
+            f = s.makefile()
+            for _ in range(3): print(f.readline().strip(), flush=True)
+            """, path])
+        #expect(client.waitForExit(timeout: 10) == 0)
+        #expect(client.events("hello").first?["protocol"] as? Int == 1)
+        #expect(client.events("reply").contains { $0["id"] as? String == "s" && $0["sharing"] as? Bool == false })
+        // The client closed: that serve is done, and removed its socket.
+        #expect(first.waitForExit(timeout: 10) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let second0 = try ManagedProcess("screenshare", ["serve", "--control", "unix:" + path])
+        #expect(second0.waitFor(timeout: 5) { _ in FileManager.default.fileExists(atPath: path) })
         // Someone answers on it: a second serve must not take it over.
         let second = try ManagedProcess("screenshare", ["serve", "--control", "unix:" + path])
         #expect(second.waitForExit(timeout: 5) == 1)
         // Killed outright, it leaves a stale socket nobody answers on: the next serve replaces it.
-        kill(first.process.processIdentifier, SIGKILL)
-        _ = first.waitForExit(timeout: 5)
+        kill(second0.process.processIdentifier, SIGKILL)
+        _ = second0.waitForExit(timeout: 5)
         #expect(FileManager.default.fileExists(atPath: path))
         let third = try ManagedProcess("screenshare", ["serve", "--control", "unix:" + path])
         #expect(third.waitFor(timeout: 5) { _ in (try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int) != nil })
