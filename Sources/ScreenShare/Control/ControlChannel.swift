@@ -4,15 +4,17 @@ import Foundation
 /// or one client of a Unix socket. Reading and writing are on file
 /// descriptors; a write to a client that has gone is dropped, not fatal.
 public final class ControlChannel: @unchecked Sendable {
-    // Safety: `input` is read by one thread; writes are serialised by `writeLock`.
-    private let input: FileHandle
+    // Safety: `readLine` is called from one thread only (it owns `pending` and
+    // `chunk`); writes are serialised by `writeLock`.
+    private let inputDescriptor: Int32
+    private var chunk = [UInt8](repeating: 0, count: 16 * 1024)
     private let outputDescriptor: Int32
     private let writeLock = NSLock()
     private var pending = Data()
     private var closedForWriting = false
 
     public init(input: Int32, output: Int32) {
-        self.input = FileHandle(fileDescriptor: input, closeOnDealloc: false)
+        inputDescriptor = input
         outputDescriptor = output
     }
 
@@ -34,7 +36,7 @@ public final class ControlChannel: @unchecked Sendable {
                 skipToNewline()
                 return String(decoding: line, as: UTF8.self)
             }
-            let data = input.availableData
+            let data = readChunk()
             if data.isEmpty {
                 guard !pending.isEmpty else { return nil }
                 defer { pending = Data() }
@@ -46,12 +48,22 @@ public final class ControlChannel: @unchecked Sendable {
 
     private func skipToNewline() {
         while true {
-            let data = input.availableData
+            let data = readChunk()
             if data.isEmpty { return }
             if let newline = data.firstIndex(of: 0x0A) {
                 pending = Data(data[data.index(after: newline)...])
                 return
             }
+        }
+    }
+
+    /// What one read(2) returns; empty at the end, or when the client's end
+    /// failed (a reset connection ends the session like a close).
+    private func readChunk() -> Data {
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(inputDescriptor, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            return n > 0 ? Data(chunk[0..<n]) : Data()
         }
     }
 

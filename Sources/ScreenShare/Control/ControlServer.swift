@@ -4,8 +4,9 @@ import Foundation
 import Media
 
 /// Carries out control commands on a share: one per control channel. Lines
-/// come in from the channel's reader thread; `tick` comes once a second from
-/// the serve loop; replies and events go out through `output`.
+/// come in from the channel's reader thread; `lookAfterRecovery` (four times
+/// a second) and `sendStatus` (once a second) come from the serve loop;
+/// replies and events go out through `output`.
 public final class ControlServer: @unchecked Sendable {
     // Safety: every field below `lock` is guarded by it.
     struct Share {
@@ -211,12 +212,15 @@ public final class ControlServer: @unchecked Sendable {
 
     // MARK: Once a second
 
-    /// Runs the watchdogs and the ladder, then sends the status lines: one
-    /// per receiver and one for the whole share.
-    public func tick() {
+    /// Runs the watchdogs and the ladder, and drops receivers that vanished.
+    public func lookAfterRecovery() {
         guard let s = lock.withLock({ share }) else { return }
         s.recovery.tick()
         dropLostReceivers()
+    }
+
+    /// Sends the status lines: one per receiver and one for the whole share.
+    public func sendStatus() {
         let fields = lock.withLock { share.map(statusFields) }
         guard let fields else { return }
         for case .array(let items) in fields.filter({ $0.0 == "receivers" }).map(\.1) {

@@ -76,7 +76,8 @@ public final class ServeRunner: @unchecked Sendable {
         reader.name = "control-reader"
         reader.start()
         let clock = SystemClock()
-        var nextTick = clock.now + .seconds(1)
+        var nextTick = clock.now + ServeRunner.recoveryTick
+        var nextStatus = clock.now + .seconds(1)
         while true {
             let done = lock.withLock { () -> Bool in
                 if !finished { _ = lock.wait(until: Date(timeIntervalSinceNow: max(0, (nextTick - clock.now).inSeconds))) }
@@ -84,11 +85,18 @@ public final class ServeRunner: @unchecked Sendable {
             }
             if done { break }
             guard clock.now >= nextTick else { continue }
-            nextTick = nextTick + .seconds(1)
-            server.tick()
+            nextTick = nextTick + ServeRunner.recoveryTick
+            server.lookAfterRecovery()
+            guard clock.now >= nextStatus else { continue }
+            nextStatus = nextStatus + .seconds(1)
+            server.sendStatus()
         }
         server.close()
     }
+
+    /// The recovery machines are looked at four times a second, so that a
+    /// step falls within a quarter second of its schedule; status once a second.
+    static let recoveryTick: Duration = .milliseconds(250)
 
     private func finish() {
         lock.withLock {
