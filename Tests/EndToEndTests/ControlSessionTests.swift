@@ -78,6 +78,18 @@ import Testing
         #expect(answer(serve, id: 9)?["code"] as? String == "alreadySharing")
         #expect(answer(serve, id: 10)?["code"] as? String == "insecureRefused")
         #expect(serve.events("error").contains { $0["code"] as? String == "malformedJSON" })
+        // Plain RTP to loopback is fine; it may not then move off loopback.
+        serve.send(#"{"cmd":"addReceiver","id":20,"receiver":"plain","destination":"127.0.0.1:9","codecs":[{"name":"VP8","payloadType":96}]}"#)
+        #expect(answer(serve, id: 20)?["ok"] as? Bool == true)
+        serve.send(#"{"cmd":"updateReceiver","id":21,"receiver":"plain","destination":"192.0.2.1:5004"}"#)
+        #expect(answer(serve, id: 21)?["code"] as? String == "insecureRefused")
+        serve.send(#"{"cmd":"removeReceiver","id":22,"receiver":"plain"}"#)
+        #expect(answer(serve, id: 22)?["ok"] as? Bool == true)
+        serve.send(#"{"cmd":"setLogLevel","id":23,"level":"debug"}"#)
+        #expect(answer(serve, id: 23)?["level"] as? String == "debug")
+        serve.send(#"{"cmd":"keyframe","id":24,"receiver":"r1"}"#)
+        #expect(answer(serve, id: 24)?["ok"] as? Bool == true)
+        #expect(serve.waitFor(timeout: 3) { $0.events("log").contains { $0["level"] as? String == "debug" } })
         // The share carried on through all of it.
         let before = serve.events("status").last { $0["receiver"] as? String == "r1" }?["framesSent"] as? Int ?? 0
         Thread.sleep(forTimeInterval: 2.5)

@@ -16,6 +16,8 @@ public final class ControlServer: @unchecked Sendable {
         var receivers: [String: SenderConnection] = [:]
         /// Receivers in the order they were added, for status and diagnostics.
         var order: [String] = []
+        /// Receivers added with `"insecure": true`: plain RTP may follow them off loopback.
+        var insecure: Set<String> = []
     }
 
     public let output: EventOutput
@@ -103,6 +105,7 @@ public final class ControlServer: @unchecked Sendable {
             var s = try running()
             guard let connection = s.receivers.removeValue(forKey: id) else { throw unknown(id) }
             s.order.removeAll { $0 == id }
+            s.insecure.remove(id)
             share = s
             liveness.forget(id)
             s.recovery.detach(id)
@@ -122,9 +125,10 @@ public final class ControlServer: @unchecked Sendable {
             return [("policy", .string(policy.rawValue))]
         case .updateReceiver(let id, let destination):
             guard let connection = try running().receivers[id] else { throw unknown(id) }
-            if connection.config.srtp == nil && !destination.isLoopback && !allowUnencrypted {
-                throw ControlError(.insecureRefused, "plain RTP to \(destination) refused: not loopback and the daemon was not started with --allow-unencrypted",
-                                   field: "destination")
+            let mayLeaveLoopback = allowUnencrypted && (share?.insecure.contains(id) ?? false)
+            if connection.config.srtp == nil && !destination.isLoopback && !mayLeaveLoopback {
+                throw ControlError(.insecureRefused, "plain RTP to \(destination) refused: not loopback, and the receiver was not added "
+                                   + "with \"insecure\": true on a daemon started with --allow-unencrypted", field: "destination")
             }
             connection.setDestination(destination)
             output.log(.info, "screen", "\(connection.config.displayName) moved to \(destination)")
@@ -199,6 +203,7 @@ public final class ControlServer: @unchecked Sendable {
         s.recovery.attach(connection)
         s.receivers[config.id] = connection
         s.order.append(config.id)
+        if add.insecure && config.srtp == nil { s.insecure.insert(config.id) }
         share = s
         output.log(.info, "screen", "\(config.displayName) added: \(config.codec.name) to \(config.destination) from \(connection.localAddress), "
                    + (config.srtp == nil ? "plain RTP" : "SRTP \(config.srtp!.profile.sdpName)"))
