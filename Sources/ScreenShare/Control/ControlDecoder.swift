@@ -31,7 +31,7 @@ public enum ControlDecoder {
             guard let name else {
                 throw ControlError(.missingField, "every command needs \"cmd\", a string naming it", field: "cmd")
             }
-            let fields = Fields(value)
+            let fields = ControlFields(value)
             return .success(ControlRequest(id: id, command: try command(name, fields)))
         } catch var error {
             error.id = id
@@ -40,7 +40,7 @@ public enum ControlDecoder {
         }
     }
 
-    private static func command(_ name: String, _ f: Fields) throws(ControlError) -> ControlCommand {
+    private static func command(_ name: String, _ f: ControlFields) throws(ControlError) -> ControlCommand {
         switch name {
         case "hello":
             let version = try f.int("protocol", in: 1...Int(Int32.max))
@@ -77,7 +77,7 @@ public enum ControlDecoder {
         }
     }
 
-    private static func start(_ f: Fields) throws(ControlError) -> StartShare {
+    private static func start(_ f: ControlFields) throws(ControlError) -> StartShare {
         var s = StartShare()
         if let source = try f.optionalString("source") {
             guard source == "synthetic" else {
@@ -104,7 +104,7 @@ public enum ControlDecoder {
         return s
     }
 
-    private static func addReceiver(_ f: Fields) throws(ControlError) -> AddReceiver {
+    private static func addReceiver(_ f: ControlFields) throws(ControlError) -> AddReceiver {
         let id = try f.receiverID()
         let destination = try f.address("destination")
         var bind: SocketAddress?
@@ -134,7 +134,7 @@ public enum ControlDecoder {
     }
 
     /// `srtp: {"profile": …, "key": base64}`; absent means plain RTP.
-    private static func srtp(_ f: Fields) throws(ControlError) -> SRTPKey? {
+    private static func srtp(_ f: ControlFields) throws(ControlError) -> SRTPKey? {
         guard let value = f.value["srtp"], value != .null else { return nil }
         guard case .object = value else {
             throw ControlError(.badField, "srtp must be an object: {\"profile\": …, \"key\": base64}", field: "srtp")
@@ -158,7 +158,7 @@ public enum ControlDecoder {
 
     /// H.264 (packetization-mode 1) first when the receiver offers it, else
     /// VP8, each with the payload type the receiver gave it.
-    static func chooseCodec(_ f: Fields) throws(ControlError) -> (ReceiverConfig.Codec, UInt8) {
+    static func chooseCodec(_ f: ControlFields) throws(ControlError) -> (ReceiverConfig.Codec, UInt8) {
         guard let value = f.value["codecs"] else {
             throw ControlError(.missingField, "addReceiver needs \"codecs\": what the receiver takes, e.g. "
                                + "[{\"name\":\"H264\",\"payloadType\":96,\"profileLevelId\":\"42e01f\",\"packetizationMode\":1}]",
@@ -200,92 +200,5 @@ public enum ControlDecoder {
             throw ControlError(.noCommonCodec, "the receiver offers neither H.264 with packetizationMode 1 nor VP8", field: "codecs")
         }
         return chosen
-    }
-}
-
-/// Typed reads of a command's fields, each failing with the field's name.
-struct Fields {
-    let value: JSONValue
-
-    init(_ value: JSONValue) {
-        self.value = value
-    }
-
-    func optionalString(_ name: String) throws(ControlError) -> String? {
-        guard let v = value[name], v != .null else { return nil }
-        guard let s = v.stringValue else { throw ControlError(.badField, "\(name) must be a string", field: name) }
-        return s
-    }
-
-    func string(_ name: String) throws(ControlError) -> String {
-        guard let s = try optionalString(name) else { throw ControlError(.missingField, "missing \"\(name)\"", field: name) }
-        return s
-    }
-
-    func receiverID() throws(ControlError) -> String {
-        let id = try string("receiver")
-        guard !id.isEmpty, id.utf8.count <= 128 else {
-            throw ControlError(.badField, "receiver must be a non-empty id of at most 128 bytes", field: "receiver")
-        }
-        return id
-    }
-
-    func int(_ name: String, in range: ClosedRange<Int>) throws(ControlError) -> Int {
-        guard let v = value[name], v != .null else { throw ControlError(.missingField, "missing \"\(name)\"", field: name) }
-        guard let i = v.intValue, range.contains(i) else {
-            throw ControlError(.badField, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", field: name)
-        }
-        return i
-    }
-
-    func optionalBool(_ name: String) throws(ControlError) -> Bool? {
-        guard let v = value[name], v != .null else { return nil }
-        guard let b = v.boolValue else { throw ControlError(.badField, "\(name) must be true or false", field: name) }
-        return b
-    }
-
-    func bool(_ name: String) throws(ControlError) -> Bool {
-        guard let b = try optionalBool(name) else { throw ControlError(.missingField, "missing \"\(name)\" (true or false)", field: name) }
-        return b
-    }
-
-    func address(_ name: String) throws(ControlError) -> SocketAddress {
-        let text = try string(name)
-        guard let address = try? SocketAddress(parsing: text) else {
-            throw ControlError(.badField, "\(name) must be HOST:PORT with a numeric address, such as 127.0.0.1:5004 or [::1]:5004",
-                               field: name)
-        }
-        return address
-    }
-
-    func policy(_ name: String) throws(ControlError) -> SendPolicy {
-        let text = try string(name)
-        guard let policy = SendPolicy.parse(text) else {
-            throw ControlError(.badField, "\(name) must be balanced, detail or motion", field: name)
-        }
-        return policy
-    }
-
-    func optionalLevel(_ name: String) throws(ControlError) -> EventOutput.Level? {
-        guard let text = try optionalString(name) else { return nil }
-        guard let level = EventOutput.Level(name: text) else {
-            throw ControlError(.badField, "\(name) must be debug, info, warning or error", field: name)
-        }
-        return level
-    }
-}
-
-/// SPEC §5: plain RTP only to loopback, unless the command says
-/// `"insecure": true` and the daemon was started with `--allow-unencrypted`.
-public enum ControlTransportRule {
-    public static func check(_ add: AddReceiver, allowUnencrypted: Bool) -> ControlError? {
-        guard add.config.srtp == nil else { return nil }
-        let destinations = [add.config.destination] + (add.config.rtcpDestination.map { [$0] } ?? [])
-        if destinations.allSatisfy(\.isLoopback) { return nil }
-        if add.insecure && allowUnencrypted { return nil }
-        let why = add.insecure ? "the daemon was not started with --allow-unencrypted"
-            : "the command does not say \"insecure\": true (and the daemon must be started with --allow-unencrypted)"
-        return ControlError(.insecureRefused, "plain RTP to \(add.config.destination) refused: no srtp key and not loopback, and \(why)",
-                            field: "srtp")
     }
 }

@@ -17,12 +17,12 @@ struct ShareOverview {
     }
 
     var secondLine: String {
-        let sent = receivers.isEmpty ? "none" : receivers.map { ShareStatus.rate($0.status.sentFPS) }.joined(separator: ", ")
+        let sent = receivers.isEmpty ? "no receivers yet" : "sent " + receivers.map { ShareStatus.rate($0.status.sentFPS) }.joined(separator: ", ") + " fps"
         let made = receivers.reduce(0) { $0 + $1.status.keyframesMade }
         let asked = receivers.reduce(0) { $0 + $1.status.keyframesAsked }
         let limited = receivers.filter { $0.status.limitation != .none }.map { "\($0.id) \($0.status.limitation.rawValue)" }
         let watchdog = receivers.map(\.status.watchdog).first { $0 != "watching" } ?? "watching"
-        return "Frames: sent \(sent) fps; keyframes \(made) made, \(asked) asked for; "
+        return "Frames: \(sent); keyframes \(made) made, \(asked) asked for; "
             + (limited.isEmpty ? "" : limited.joined(separator: ", ") + "; ") + "watchdog: \(watchdog)"
     }
 
