@@ -40,9 +40,9 @@ let package = Package(
         .testTarget(name: "EncodingTests", dependencies: ["Encoding", "Media"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Encoding", "YUV", "Capture"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
+        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "Events", "Encoding", "RTP", "Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
         .testTarget(name: "CaptureX11Tests", dependencies: ["Capture", "Media"]),
-        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "Media"]),
         .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Capture", "YUV"]),
     ]
 )

@@ -7,9 +7,9 @@ import RTP
 struct IncomingStream {
     let ssrc: UInt32
     var statistics: ReceptionStatistics
-    var depacketizer = H264Depacketizer()
+    var depacketizer: StreamDepacketizer
     var reorder = ReorderBuffer()
-    let decoder: H264Decoder
+    let decoder: StreamDecoder
     var needsKeyframe = true
     var decoded = 0
     private var unwrapper = SequenceUnwrapper()
@@ -20,10 +20,11 @@ struct IncomingStream {
     /// A gap wider than this is not NACKed packet by packet: a keyframe is cheaper.
     static let maxNACKGap = 64
 
-    init(ssrc: UInt32) throws {
+    init(ssrc: UInt32, codec: ReceivedCodec = .h264) throws {
         self.ssrc = ssrc
         statistics = ReceptionStatistics(ssrc: ssrc)
-        decoder = try H264Decoder()
+        depacketizer = StreamDepacketizer(codec)
+        decoder = try StreamDecoder(codec)
     }
 
     /// Counts the packet; returns sequence numbers found missing before it.

@@ -49,6 +49,10 @@ extension ScreenReceiver {
         for case .senderReport(let sr) in packets where sr.ssrc == stream?.ssrc {
             stream?.statistics.recordSenderReport(sr, arrival: now)
         }
+        for case .goodbye(let bye) in packets {
+            output.event("bye", [("ssrcs", .array(bye.sources.map { .int(Int($0)) }))],
+                         human: "the sender said goodbye (RTCP BYE)")
+        }
     }
 
     private func sendRTCP(_ packet: RTCPPacket) {

@@ -23,6 +23,8 @@ public final class ScreenReceiver: @unchecked Sendable {
         /// The synthetic screen the sender shares: when set, each decoded
         /// frame whose stamp reads is compared with its regenerated source.
         public var quality: QualityMeter.Source?
+        /// What the stream carries: H.264 (the default) or VP8.
+        public var codec = ReceivedCodec.h264
 
         public init(listen: SocketAddress, key: SRTPKey?) {
             self.listen = listen
@@ -230,7 +232,7 @@ public final class ScreenReceiver: @unchecked Sendable {
     private func beginStream(ssrc: UInt32, now: Instant) {
         if stream != nil { figures.ssrcChanges += 1 }
         do {
-            stream = try IncomingStream(ssrc: ssrc)
+            stream = try IncomingStream(ssrc: ssrc, codec: options.codec)
         } catch {
             output.log(.error, "receiver", "\(error)")
             return

@@ -85,7 +85,7 @@ extension SenderConnection {
                     + "coalesced \(state.gate.requestsCoalesced)",
             ]
             if let e = state.encoderSettings {
-                lines.append("encoder: x264 \(e.preset) \(e.width)×\(e.height) at \(e.fps) fps, \(e.bitrate / 1000) kbit/s, "
+                lines.append("encoder: \(config.codec == .vp8 ? "libvpx VP8" : "x264 " + e.preset) \(e.width)×\(e.height) at \(e.fps) fps, \(e.bitrate / 1000) kbit/s, "
                              + "\(e.profile.rawValue) level \(e.level), \(e.favourDetail ? "tuned for text" : "tuned for motion"), "
                              + "errors \(state.encoderErrors)")
             }

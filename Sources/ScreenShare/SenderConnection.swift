@@ -51,7 +51,7 @@ public final class SenderConnection: @unchecked Sendable {
             feedbackUnprotector = nil
         }
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
-        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType)
+        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec)
         firstTransceiver = first
         state = ConnectionState(share: share, ssrc: ssrc, destination: config.destination, cap: config.bitrateCap, started: clock.now)
         state.timestampBase = first.timestampBase
@@ -113,7 +113,7 @@ public final class SenderConnection: @unchecked Sendable {
         let transceiver = lock.withLock { () -> Transceiver in
             state.shrink = shrink
             state.gate.request(at: clock.now)
-            return Transceiver(ssrc: state.ssrc, payloadType: config.payloadType,
+            return Transceiver(ssrc: state.ssrc, payloadType: config.payloadType, codec: config.codec,
                                continuing: (state.nextSequence, state.timestampBase))
         }
         replaceEncoder(with: transceiver, reason: "fresh encoder (\(reason))")
@@ -133,7 +133,7 @@ public final class SenderConnection: @unchecked Sendable {
             state.ssrc = ssrc
             state.transceivers += 1
             state.gate.request(at: clock.now)
-            let transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType)
+            let transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec)
             state.timestampBase = transceiver.timestampBase
             return transceiver
         }

@@ -29,6 +29,7 @@ public final class ShareSession: @unchecked Sendable {
     public var policy: SendPolicy { lock.withLock { parameters.policy } }
     public var sourceName: String { lock.withLock { source.name } }
     public var surfaceCounters: SurfacePool.Counters { pool.counters }
+    public var capturedFPS: Double { hub.capturedFPS() }
 
     public func start() throws(CaptureError) {
         let source = lock.withLock { self.source }

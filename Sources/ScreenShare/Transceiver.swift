@@ -13,8 +13,9 @@ final class Transceiver: @unchecked Sendable {
     let payloadType: UInt8
     private(set) var sequence: UInt16
     let timestampBase: UInt32
-    private var encoder: H264Encoder?
-    private var packetizer = H264Packetizer()
+    let codec: ReceiverConfig.Codec
+    private var encoder: VideoEncoder?
+    private var packetizer: VideoPacketizer
     private let converter = PixelConverter()
     private var picture = I420Picture(width: 16, height: 16)
     private(set) var encoderGeneration = 0
@@ -23,9 +24,11 @@ final class Transceiver: @unchecked Sendable {
     /// `continuing` carries on an existing stream's sequence numbers and
     /// timestamps (a fresh encoder on the same SSRC); a new stream starts
     /// from random ones.
-    init(ssrc: UInt32, payloadType: UInt8, continuing: (sequence: UInt16, timestampBase: UInt32)? = nil) {
+    init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, continuing: (sequence: UInt16, timestampBase: UInt32)? = nil) {
         self.ssrc = ssrc
         self.payloadType = payloadType
+        self.codec = codec
+        packetizer = VideoPacketizer(codec)
         var random = SystemRandomNumberGenerator()
         sequence = continuing?.sequence ?? UInt16.random(in: 0...UInt16.max, using: &random)
         timestampBase = continuing?.timestampBase ?? UInt32.random(in: 0...UInt32.max, using: &random)
@@ -40,7 +43,8 @@ final class Transceiver: @unchecked Sendable {
 
     /// Makes sure an encoder with these settings is running: a new size or
     /// rate needs a new x264 instance (new SPS in band, same stream); a new
-    /// bitrate alone is a live reconfiguration.
+    /// bitrate alone is a live reconfiguration. The codec (x264 or libvpx)
+    /// is the receiver's, chosen when it was added.
     func configure(_ wanted: EncoderSettings) throws(CodecError) {
         if let current = encoder?.settings {
             var sameShape = current
@@ -51,7 +55,7 @@ final class Transceiver: @unchecked Sendable {
             }
         }
         encoder = nil
-        encoder = try H264Encoder(settings: wanted)
+        encoder = try VideoEncoder(codec, settings: wanted)
         encoderGeneration += 1
         picture.resize(width: wanted.width, height: wanted.height)
     }
@@ -64,7 +68,7 @@ final class Transceiver: @unchecked Sendable {
         guard let encoder else { return (false, false, 0, 0) }
         converter.convert(surface, into: picture)
         let timestamp = rtpTimestamp(for: time)
-        guard let frame = try encoder.encode(picture, rtpTimestamp: timestamp, pts: Int64(timestamp), keyframe: keyframe) else {
+        guard let frame = try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe) else {
             return (false, false, 0, timestamp)
         }
         scratch.reserveCapacity(PacketQueue.slotSize)

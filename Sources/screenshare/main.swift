@@ -6,6 +6,7 @@ let usage = """
     usage: screenshare share --to HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [options]
            screenshare sources [--display :N]
            screenshare frames --size WxH [--fps N] [--scenario demo|motion|still] [--count N]
+           screenshare serve --control stdio|unix:PATH [--allow-unencrypted] [--log-level LEVEL]
     see README.md for every option
     """
 
@@ -34,6 +35,14 @@ case "frames":
         exit(try RawFramesCommand.parse(arguments).run())
     } catch {
         FileHandle.standardError.write(Data("screenshare frames: \(error)\n\(RawFramesCommand.usage)\n".utf8))
+        exit(2)
+    }
+case "serve":
+    do {
+        let options = try ServeOptions.parse(arguments)
+        exit(ServeRunner(options: options).run())
+    } catch {
+        FileHandle.standardError.write(Data("screenshare serve: \(error)\n".utf8))
         exit(2)
     }
 default:

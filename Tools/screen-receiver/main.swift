@@ -4,7 +4,7 @@ import Receiving
 import RTP
 
 // screen-receiver --listen HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [--json] [--duration S]
-//   [--wedge keyframe|decoder|sticky|forever] [--wedge-after S] [--source-width W]
+//   [--wedge keyframe|decoder|sticky|forever] [--wedge-after S] [--source-width W] [--codec h264|vp8]
 //   [--quality demo|motion|still --source-width W --source-height H [--source-fps F] [--seed S]]
 // With --quality each decoded frame whose stamp reads is compared with the regenerated synthetic
 // frame; the figures carry running means: ssim, psnr, ssimText, psnrText, qualityFrames.
@@ -32,7 +32,7 @@ while let argument = rest.first {
     }
 }
 let known: Set<String> = ["listen", "srtp-key-file", "srtp-profile", "duration", "wedge", "wedge-after", "source-width", "log-level",
-                          "quality", "source-height", "source-fps", "seed"]
+                          "quality", "source-height", "source-fps", "seed", "codec"]
 if let unknown = Set(values.keys).subtracting(known).first { fail("unknown option --\(unknown)") }
 
 guard let listenText = values["listen"], let listen = try? SocketAddress(parsing: listenText) else {
@@ -63,6 +63,10 @@ if let name = values["quality"] {
         fail("--quality must be demo, motion or still")
     }
     options.quality = source
+}
+if let c = values["codec"] {
+    guard let codec = ReceivedCodec(rawValue: c) else { fail("--codec must be h264 or vp8, not \"\(c)\"") }
+    options.codec = codec
 }
 let level = values["log-level"].flatMap(EventOutput.Level.init(name:)) ?? .info
 let output = EventOutput(format: flags.contains("json") ? .json : .human, level: level)
