@@ -8,18 +8,12 @@ import YUV
 /// Encodes synthetic frames with x264 and decodes them with libavcodec.
 struct H264RoundTripTests {
     func encodeAndDecode(width: Int, height: Int, frames: Int, keyframeAt: Set<Int> = []) throws -> [(number: UInt32?, width: Int, height: Int, key: Bool)] {
-        let screen = SyntheticScreen(width: width, height: height, fps: 30, scenario: .motion)
-        let pool = SurfacePool(count: 1, width: width, height: height)
-        let surface = try #require(pool.checkoutForWriting())
-        #expect(surface.resize(width: width, height: height))
-        let converter = PixelConverter()
-        let picture = I420Picture(width: width, height: height)
+        let pictures = SyntheticPictures(width: width, height: height)
         let encoder = try H264Encoder(settings: EncoderSettings(width: width, height: height, fps: 30, bitrate: 4_000_000))
         let decoder = try H264Decoder()
         var results: [(UInt32?, Int, Int, Bool)] = []
         for n in 0..<frames {
-            screen.render(frame: UInt64(n), into: surface.pixels, stride: surface.stride)
-            converter.convert(surface, into: picture)
+            let picture = pictures.render(n)
             let ts = UInt32(n * 3000)
             guard let encoded = try encoder.encode(picture, rtpTimestamp: ts, pts: Int64(ts), keyframe: keyframeAt.contains(n)) else { continue }
             #expect(n > 0 || encoded.isKeyframe)

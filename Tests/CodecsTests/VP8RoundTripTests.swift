@@ -9,19 +9,13 @@ import YUV
 struct VP8RoundTripTests {
     @Test func framesDecodeWithTheirStampsAndAKeyframeComesWhenAsked() throws {
         let (width, height) = (1280, 720)
-        let screen = SyntheticScreen(width: width, height: height, fps: 30, scenario: .motion)
-        let pool = SurfacePool(count: 1, width: width, height: height)
-        let surface = try #require(pool.checkoutForWriting())
-        #expect(surface.resize(width: width, height: height))
-        let converter = PixelConverter()
-        let picture = I420Picture(width: width, height: height)
+        let pictures = SyntheticPictures(width: width, height: height)
         let encoder = try VP8Encoder(settings: EncoderSettings(width: width, height: height, fps: 30, bitrate: 2_000_000))
         let decoder = try VP8Decoder()
         var decoded = 0
         for n in 0..<20 {
             if n == 10 { try encoder.setBitrate(1_000_000) }
-            screen.render(frame: UInt64(n), into: surface.pixels, stride: surface.stride)
-            converter.convert(surface, into: picture)
+            let picture = pictures.render(n)
             let encoded = try #require(try encoder.encode(picture, rtpTimestamp: UInt32.max &- 30_000 &+ UInt32(n * 3000), keyframe: n == 15))
             #expect(encoded.isKeyframe == (n == 0 || n == 15), "frame \(n)")
             let out = try #require(decoder.decode(encoded.bytes))

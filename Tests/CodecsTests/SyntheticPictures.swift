@@ -1,0 +1,31 @@
+import Capture
+import Media
+import YUV
+
+/// Frames of the synthetic screen as the encoders take them (I420), one at a time.
+final class SyntheticPictures {
+    let width: Int
+    let height: Int
+    private let screen: SyntheticScreen
+    private let pool: SurfacePool
+    private let surface: Surface
+    private let converter = PixelConverter()
+    let picture: I420Picture
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        screen = SyntheticScreen(width: width, height: height, fps: 30, scenario: .motion)
+        pool = SurfacePool(count: 1, width: width, height: height)
+        surface = pool.checkoutForWriting()!
+        _ = surface.resize(width: width, height: height)
+        picture = I420Picture(width: width, height: height)
+    }
+
+    /// Draws frame `n` and converts it into `picture`.
+    func render(_ n: Int) -> I420Picture {
+        screen.render(frame: UInt64(n), into: surface.pixels, stride: surface.stride)
+        converter.convert(surface, into: picture)
+        return picture
+    }
+}
