@@ -43,6 +43,6 @@ let package = Package(
         .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "Events", "Encoding", "RTP", "Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
         .testTarget(name: "CaptureX11Tests", dependencies: ["Capture", "Media"]),
-        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Capture", "YUV"]),
+        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Capture", "YUV", "Codecs", "Encoding", "Media"]),
     ]
 )

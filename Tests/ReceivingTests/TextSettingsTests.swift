@@ -1,0 +1,50 @@
+import Capture
+import Codecs
+import Encoding
+import Media
+import Receiving
+import Testing
+import YUV
+
+/// Text and detail's x264 settings, measured: the scrolling page of the
+/// synthetic screen encoded at 1080p and a bitrate a short link gives, then
+/// decoded, and the text area compared with what was encoded.
+struct TextSettingsTests {
+    func textSSIM(favourDetail: Bool, bitrate: Int) throws -> Double {
+        let (width, height) = (1920, 1080)
+        let screen = SyntheticScreen(width: width, height: height, fps: 30, scenario: .motion)
+        let pool = SurfacePool(count: 1, width: width, height: height)
+        let surface = try #require(pool.checkoutForWriting())
+        _ = surface.resize(width: width, height: height)
+        let converter = PixelConverter()
+        let picture = I420Picture(width: width, height: height)
+        let encoder = try H264Encoder(settings: EncoderSettings(width: width, height: height, fps: 30, bitrate: bitrate,
+                                                                favourDetail: favourDetail, threads: 1))
+        let decoder = try H264Decoder()
+        let text = screen.textRegion
+        let area = LumaComparison.Rect(x: text.x, y: text.y, width: text.width, height: text.height)
+        var total = 0.0
+        var measured = 0
+        for n in 0..<24 {
+            screen.render(frame: UInt64(n), into: surface.pixels, stride: surface.stride)
+            converter.convert(surface, into: picture)
+            guard let frame = try encoder.encode(picture, rtpTimestamp: UInt32(n * 3000), pts: Int64(n * 3000), keyframe: n == 0),
+                  let decoded = decoder.decode(frame.bytes), n >= 8 else { continue }
+            let window = screen.windowRect(at: UInt64(n)).map { LumaComparison.Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+            let result = LumaComparison().compare(
+                reference: picture.planeY, referenceStride: picture.strideY, decoded: decoded.luma, decodedStride: decoded.lumaStride,
+                width: width, height: height, regions: [(area, window.map { [$0] } ?? [])])[0]
+            total += result.ssim
+            measured += 1
+        }
+        return total / Double(max(measured, 1))
+    }
+
+    @Test(arguments: [1_500_000, 3_000_000])
+    func textSettingsKeepTheScrollingPageSharperThanTheDefaults(bitrate: Int) throws {
+        let detail = try textSSIM(favourDetail: true, bitrate: bitrate)
+        let plain = try textSSIM(favourDetail: false, bitrate: bitrate)
+        print("text SSIM at \(bitrate / 1000) kbit/s: text settings \(String(format: "%.4f", detail)), defaults \(String(format: "%.4f", plain))")
+        #expect(detail >= plain)
+    }
+}
