@@ -77,6 +77,9 @@ struct ConnectionState {
     var octetsSent = 0
     var lastRTPTimestamp: UInt32 = 0
     var retransmissions = 0
+    /// NACKed packets not resent because retransmissions had used their share of the link.
+    var retransmissionsRefused = 0
+    var retransmissionMeter = RateMeter()
     var feedbackErrors = 0
     var feedbackDropped = 0
     var feedbackUnauthenticated = 0
@@ -123,6 +126,17 @@ struct ConnectionState {
         let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, profile: profile,
                                                 favourDetail: share.policy == .detail)
         return (settings, plan.fps)
+    }
+
+    /// Retransmissions may take a fifth of the target: on a link that is
+    /// already short, resending everything lost only deepens the loss.
+    static let retransmissionShare = 0.2
+
+    mutating func mayRetransmit(bytes: Int, at now: Instant) -> Bool {
+        let budget = Double(bandwidth.target(at: now).bitrate) * ConnectionState.retransmissionShare
+        guard retransmissionMeter.rate(at: now) + Double(bytes * 8) <= budget else { return false }
+        retransmissionMeter.record(bytes * 8, at: now)
+        return true
     }
 
     func pacingRate(now: Instant) -> Int {

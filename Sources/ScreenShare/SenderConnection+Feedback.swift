@@ -61,7 +61,12 @@ extension SenderConnection {
         case .genericNACK(let nack) where nack.mediaSSRC == ssrc:
             let lost = nack.lostSequenceNumbers
             var resent = 0
+            var refused = 0
             for sequence in lost {
+                guard lock.withLock({ state.mayRetransmit(bytes: PacketQueue.slotSize, at: now) }) else {
+                    refused += 1
+                    continue
+                }
                 if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
                     _ = packet.withUnsafeBytes { bytes in
                         queue.push(retransmission: true) { slot in
@@ -75,6 +80,7 @@ extension SenderConnection {
             lock.withLock {
                 state.nacksReceived += 1
                 state.retransmissions += resent
+                state.retransmissionsRefused += refused
             }
         case .receiverReport(let rr):
             for block in rr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }

@@ -76,7 +76,8 @@ extension SenderConnection {
                 "frames: in \(state.framesIn), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
                     + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
                     + "let fall for the rate \(state.framesSkippedForRate)",
-                "packets: sent \(state.packetsSent), retransmitted \(state.retransmissions), pacer drops \(queue.dropped), "
+                "packets: sent \(state.packetsSent), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
+                    + "pacer drops \(queue.dropped), "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "

@@ -23,7 +23,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", MotionGateTests.script, "--gate", "--policies", "balanced,motion,detail",
-                             "--seconds", "15", "--no-ffmpeg"]
+                             "--seconds", "20", "--no-ffmpeg"]
         var environment = ProcessInfo.processInfo.environment
         environment["BIN_DIR"] = ManagedProcess.binaries.path
         process.environment = environment
