@@ -10,12 +10,11 @@ import RTP
 /// reads live commands from stdin, and stops cleanly on SIGINT/SIGTERM or
 /// when the duration is up.
 public final class ShareRunner: @unchecked Sendable {
-    // Safety: `stopRequested` is guarded by `lock`; the rest is set up before threads start.
+    // Safety: set up before threads start; the heartbeat guards its own state.
     private let options: ShareOptions
     private let output: EventOutput
     private let clock = SystemClock()
-    private let lock = NSCondition()
-    private var stopRequested = false
+    private let heartbeat = ShareHeartbeat(clock: SystemClock())
     private var signalSources: [DispatchSourceSignal] = []
 
     public init(options: ShareOptions) {
@@ -86,39 +85,17 @@ public final class ShareRunner: @unchecked Sendable {
         }
     }
 
-    /// The recovery machines are looked at four times a second, so that a
-    /// step falls within a quarter second of its schedule; status once a second.
-    static let recoveryTick: Duration = .milliseconds(250)
-
     private func loop(_ session: ShareSession, _ connection: SenderConnection, _ recovery: ShareRecovery) {
         let started = clock.now
-        var nextTick = started + ShareRunner.recoveryTick
-        var nextStatus = started + .seconds(1)
-        while true {
-            let finished = lock.withLock { () -> Bool in
-                if !stopRequested {
-                    _ = lock.wait(until: Date(timeIntervalSinceNow: max(0, (nextTick - clock.now).inSeconds)))
-                }
-                return stopRequested
-            }
-            if finished { return }
-            let now = clock.now
-            guard now >= nextTick else { continue }
-            nextTick = nextTick + ShareRunner.recoveryTick
-            recovery.tick()
-            guard now >= nextStatus else { continue }
-            nextStatus = nextStatus + .seconds(1)
+        heartbeat.run(recovery: recovery.tick) { now in
             let status = session.status(of: connection, watchdog: recovery.doing(for: connection.config.id))
             output.event("status", status.json, human: status.firstLine + "\n" + status.secondLine)
-            if let duration = options.duration, (now - started).inSeconds >= duration { return }
+            return options.duration.map { (now - started).inSeconds < $0 } ?? true
         }
     }
 
     func requestStop() {
-        lock.withLock {
-            stopRequested = true
-            lock.broadcast()
-        }
+        heartbeat.stop()
     }
 
     /// SIGINT and SIGTERM stop the share (with RTCP BYE); SIGUSR1 prints diagnostics.

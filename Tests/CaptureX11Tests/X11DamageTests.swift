@@ -18,11 +18,12 @@ extension X11Tests {
             defer { source.stop() }
             #expect(try await sink.wait { $0.frames >= 1 })
 
-            // At 0 s the first frame is in; for the next 3 s nothing is drawn.
-            try await Task.sleep(for: .seconds(3))
+            // The first frame is in; then nothing is drawn for 90 ticks, 3 s at 30 fps.
+            // Counting the capture's own ticks, not time, keeps a busy machine from bending the test.
+            let idlesAtStart = sink.snapshot.idles
+            #expect(try await sink.wait(upTo: .seconds(30)) { $0.idles >= idlesAtStart + 90 })
             let still = sink.snapshot
             #expect(still.frames == 1)
-            #expect(still.idles >= 30, "a still capture keeps saying it is alive")
 
             let before = still.events.count
             client.fillRoot(x: 10, y: 10, width: 50, height: 50, colour: Colour.orange)
@@ -43,9 +44,10 @@ extension X11Tests {
             defer { source.stop() }
             #expect(try await sink.wait { $0.frames >= 1 })
 
+            // Fifteen ticks after drawing outside the region, each of which could have captured it.
+            let idlesBefore = sink.snapshot.idles
             client.fillRoot(x: 400, y: 300, width: 100, height: 100, colour: Colour.orange)
-            // Half a second is fifteen ticks that each could have captured it.
-            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await sink.wait(upTo: .seconds(10)) { $0.idles >= idlesBefore + 15 })
             #expect(sink.snapshot.frames == 1)
 
             client.fillRoot(x: 150, y: 150, width: 100, height: 100, colour: Colour.green)

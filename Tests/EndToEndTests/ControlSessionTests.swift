@@ -48,9 +48,7 @@ import Testing
 
     @Test func badInputGetsAnErrorAndTheShareCarriesOn() throws {
         let key = try makeKeyFile()
-        let receiver = try ManagedProcess("screen-receiver", ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "20"])
-        #expect(receiver.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
-        let address = try #require(receiver.events("listening").first?["address"] as? String)
+        let (receiver, address) = try ManagedProcess.receiver(key: key.path, seconds: 20)
         let serve = try serve()
         serve.send(#"{"cmd":"start","id":1}"#)
         #expect(answer(serve, id: 1)?["code"] as? String == "helloFirst")
@@ -112,9 +110,8 @@ import Testing
         var receivers: [ManagedProcess] = []
         var addresses: [String] = []
         for _ in 0..<2 {
-            let r = try ManagedProcess("screen-receiver", ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "40"])
-            #expect(r.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
-            addresses.append(try #require(r.events("listening").first?["address"] as? String))
+            let (r, address) = try ManagedProcess.receiver(key: key.path, seconds: 40)
+            addresses.append(address)
             receivers.append(r)
         }
         let serve = try serve()

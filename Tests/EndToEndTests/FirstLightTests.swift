@@ -5,9 +5,7 @@ import Testing
 @Suite(.serialized) struct FirstLightTests {
     @Test func fullHDShareDecodesAndAPLIIsAnsweredWithAnIDR() throws {
         let key = try makeKeyFile()
-        let receiver = try ManagedProcess("screen-receiver", ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "16"])
-        #expect(receiver.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
-        let address = try #require(receiver.events("listening").first?["address"] as? String)
+        let (receiver, address) = try ManagedProcess.receiver(key: key.path, seconds: 16)
         let sender = try ManagedProcess("screenshare", ["share", "--source", "synthetic", "--scenario", "motion", "--policy", "detail", "--size", "1920x1080", "--fps", "30",
                                                         "--to", address, "--srtp-key-file", key.path, "--duration", "10", "--json"])
         // At 5 s the receiver asks for a keyframe.
@@ -38,9 +36,7 @@ import Testing
     @Test func aWrongKeyIsRefusedAndCounted() throws {
         let key = try makeKeyFile()
         let other = try makeKeyFile()
-        let receiver = try ManagedProcess("screen-receiver", ["--listen", "127.0.0.1:0", "--srtp-key-file", other.path, "--json", "--duration", "5"])
-        #expect(receiver.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
-        let address = try #require(receiver.events("listening").first?["address"] as? String)
+        let (receiver, address) = try ManagedProcess.receiver(key: other.path, seconds: 5)
         let sender = try ManagedProcess("screenshare", ["share", "--size", "640x360", "--to", address, "--srtp-key-file", key.path, "--duration", "3", "--json"])
         #expect(sender.waitForExit(timeout: 10) == 0)
         #expect(receiver.waitForExit(timeout: 10) == 0)

@@ -123,3 +123,17 @@ func makeKeyFile(bytes: Int = 30) throws -> (path: String, base64: String) {
     try (base64 + "\n").write(toFile: path, atomically: true, encoding: .utf8)
     return (path, base64)
 }
+
+extension ManagedProcess {
+    struct NotListening: Error, CustomStringConvertible {
+        var description: String { "screen-receiver did not say where it listens" }
+    }
+
+    /// Starts `screen-receiver --json` and waits for the address it listens on.
+    static func receiver(key: String, listen: String = "127.0.0.1:0", seconds: Int, _ extra: [String] = []) throws -> (ManagedProcess, String) {
+        let r = try ManagedProcess("screen-receiver", ["--listen", listen, "--srtp-key-file", key, "--json", "--duration", "\(seconds)"] + extra)
+        guard r.waitFor(timeout: 5, { !$0.events("listening").isEmpty }),
+              let address = r.events("listening").first?["address"] as? String else { throw NotListening() }
+        return (r, address)
+    }
+}

@@ -17,9 +17,7 @@ import Testing
         let node = try #require(producer.lines.first.flatMap { UInt32($0.trimmingCharacters(in: .whitespaces)) })
 
         let key = try makeKeyFile()
-        let receiver = try ManagedProcess("screen-receiver", ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "9"])
-        #expect(receiver.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
-        let address = try #require(receiver.events("listening").first?["address"] as? String)
+        let (receiver, address) = try ManagedProcess.receiver(key: key.path, seconds: 9)
         let sender = try ManagedProcess("screenshare", ["share", "--source", "pipewire:\(node)", "--pipewire-link", "--to", address,
                                                         "--srtp-key-file", key.path, "--duration", "6", "--json"], environment: environment)
         #expect(sender.waitForExit(timeout: 15) == 0)

@@ -17,11 +17,8 @@ import Testing
 
     func start(wedge: String?, senderArguments: [String] = [], seconds: Int) throws -> Run {
         let key = try makeKeyFile()
-        var receiverArguments = ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "\(seconds + 2)"]
-        if let wedge { receiverArguments += ["--wedge", wedge, "--wedge-after", "\(RecoveryGateTests.wedgeAfter)"] }
-        let receiver = try ManagedProcess("screen-receiver", receiverArguments)
-        #expect(receiver.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
-        let address = try #require(receiver.events("listening").first?["address"] as? String)
+        let wedging = wedge.map { ["--wedge", $0, "--wedge-after", "\(RecoveryGateTests.wedgeAfter)"] } ?? []
+        let (receiver, address) = try ManagedProcess.receiver(key: key.path, seconds: seconds + 2, wedging)
         let sender = try ManagedProcess("screenshare", ["share", "--size", "1280x720", "--scenario", "motion", "--to", address,
                                                         "--srtp-key-file", key.path, "--duration", "\(seconds)", "--json"] + senderArguments)
         return Run(sender: sender, receiver: receiver, client: StandInCallClient(sender: sender, receiver: { receiver }), key: key)
@@ -131,9 +128,7 @@ import Testing
     @Test func receiverThatMovesAndRestarts_keepsDecodingWithoutAShareAgain() throws {
         let key = try makeKeyFile()
         func receiver(_ listen: String) throws -> (ManagedProcess, String) {
-            let r = try ManagedProcess("screen-receiver", ["--listen", listen, "--srtp-key-file", key.path, "--json", "--duration", "12"])
-            #expect(r.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
-            return (r, r.events("listening").first?["address"] as? String ?? "")
+            try ManagedProcess.receiver(key: key.path, listen: listen, seconds: 12)
         }
         // At 0 s a receiver on port A; at 10 s it restarts on A; at 20 s it
         // comes back on port B and the sender is told.

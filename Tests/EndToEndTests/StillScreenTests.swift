@@ -6,9 +6,7 @@ import Testing
 @Suite(.serialized) struct StillScreenTests {
     @Test func stillScreenRepeatsOnceASecondAndAnswersAPLIWithin100ms() throws {
         let key = try makeKeyFile()
-        let receiver = try ManagedProcess("screen-receiver", ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "12"])
-        #expect(receiver.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
-        let address = try #require(receiver.events("listening").first?["address"] as? String)
+        let (receiver, address) = try ManagedProcess.receiver(key: key.path, seconds: 12)
         let sender = try ManagedProcess("screenshare", ["share", "--scenario", "still", "--size", "1280x720", "--to", address,
                                                         "--srtp-key-file", key.path, "--duration", "10", "--json"])
         // From 2 s to 7 s the screen has been still for 5 s.

@@ -24,9 +24,7 @@ import Testing
         let server = try TestXvfb()
         server.run("xsetroot", ["-solid", "#336699"])
         let key = try makeKeyFile()
-        let receiver = try ManagedProcess("screen-receiver", ["--listen", "127.0.0.1:0", "--srtp-key-file", key.path, "--json", "--duration", "40"])
-        #expect(receiver.waitFor(timeout: 5) { !$0.events("listening").isEmpty })
-        let address = try #require(receiver.events("listening").first?["address"] as? String)
+        let (receiver, address) = try ManagedProcess.receiver(key: key.path, seconds: 40)
         let log = NSTemporaryDirectory() + "x11-e2e-sender-\(server.number).log"
         let sender = try ManagedProcess("screenshare", ["share", "--source", "x11:\(server.display)", "--to", address,
                                                         "--srtp-key-file", key.path, "--duration", "30", "--json"], stderrTo: log)

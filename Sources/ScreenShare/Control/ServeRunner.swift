@@ -8,10 +8,10 @@ import Media
 /// SIGINT/SIGTERM arrives) the share ends cleanly, with RTCP BYE to every
 /// receiver, and the program exits.
 public final class ServeRunner: @unchecked Sendable {
-    // Safety: `finished` is guarded by `lock`; the rest is set up before threads start.
+    // Safety: `waitingListener` is guarded by `lock`; the rest is set up before threads start.
     private let options: ServeOptions
-    private let lock = NSCondition()
-    private var finished = false
+    private let lock = NSLock()
+    private let heartbeat = ShareHeartbeat(clock: SystemClock())
     /// Set while waiting for the client: a signal then removes the socket and exits.
     private var waitingListener: UnixSocketListener?
     private var signalSources: [DispatchSourceSignal] = []
@@ -75,34 +75,15 @@ public final class ServeRunner: @unchecked Sendable {
         }
         reader.name = "control-reader"
         reader.start()
-        let clock = SystemClock()
-        var nextTick = clock.now + ServeRunner.recoveryTick
-        var nextStatus = clock.now + .seconds(1)
-        while true {
-            let done = lock.withLock { () -> Bool in
-                if !finished { _ = lock.wait(until: Date(timeIntervalSinceNow: max(0, (nextTick - clock.now).inSeconds))) }
-                return finished
-            }
-            if done { break }
-            guard clock.now >= nextTick else { continue }
-            nextTick = nextTick + ServeRunner.recoveryTick
-            server.lookAfterRecovery()
-            guard clock.now >= nextStatus else { continue }
-            nextStatus = nextStatus + .seconds(1)
+        heartbeat.run(recovery: server.lookAfterRecovery) { _ in
             server.sendStatus()
+            return true
         }
         server.close()
     }
 
-    /// The recovery machines are looked at four times a second, so that a
-    /// step falls within a quarter second of its schedule; status once a second.
-    static let recoveryTick: Duration = .milliseconds(250)
-
     private func finish() {
-        lock.withLock {
-            finished = true
-            lock.broadcast()
-        }
+        heartbeat.stop()
     }
 
     private func installSignalHandlers() {
