@@ -1,3 +1,4 @@
+import Events
 import Capture
 import Foundation
 

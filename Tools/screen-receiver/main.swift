@@ -15,61 +15,54 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-var values: [String: String] = [:]
-var flags: Set<String> = []
-let flagNames: Set<String> = ["json", "insecure-rtp"]
-var rest = Array(CommandLine.arguments.dropFirst())
-while let argument = rest.first {
-    rest.removeFirst()
-    guard argument.hasPrefix("--") else { fail("unexpected argument \"\(argument)\"") }
-    let name = String(argument.dropFirst(2))
-    if flagNames.contains(name) {
-        flags.insert(name)
-    } else {
-        guard let value = rest.first else { fail("--\(name) needs a value") }
-        rest.removeFirst()
-        values[name] = value
+func readOptions() throws(ArgumentParser.Failure) -> (ScreenReceiver.Options, json: Bool, level: EventOutput.Level) {
+    var a = try ArgumentParser(Array(CommandLine.arguments.dropFirst()), flagNames: ["json", "insecure-rtp"])
+    if let extra = a.positional.first { throw .init("unexpected argument \"\(extra)\"") }
+    guard let listenText = a.string("listen"), let listen = try? SocketAddress(parsing: listenText) else {
+        throw .init("--listen HOST:PORT is required, such as 127.0.0.1:5004")
     }
+    let profile: SRTPProfile = a.string("srtp-profile") == "gcm" ? .aeadAes128Gcm : .aes128CmHmacSha1_80
+    var key: SRTPKey?
+    if let path = a.string("srtp-key-file") {
+        do { key = try SRTPKey(contentsOfFile: path, profile: profile) } catch { throw .init("--srtp-key-file \(path): \(error)") }
+    } else if !a.flag("insecure-rtp") {
+        throw .init("--srtp-key-file KEY is required (or --insecure-rtp)")
+    }
+    var options = ScreenReceiver.Options(listen: listen, key: key)
+    options.duration = try a.double("duration")
+    if let w = a.string("wedge") {
+        guard let mode = WedgeMode(rawValue: w) else { throw .init("--wedge must be keyframe, decoder, sticky or forever") }
+        options.wedge = mode
+    }
+    options.wedgeAfter = try a.double("wedge-after") ?? 5
+    options.sourceWidth = try a.int("source-width", in: 16...8192)
+    let sourceHeight = try a.int("source-height", in: 16...8192)
+    let sourceFPS = try a.int("source-fps", in: 1...30) ?? 30
+    let seed = try a.int("seed", in: 0...Int.max) ?? 1
+    if let name = a.string("quality") {
+        guard let width = options.sourceWidth, let height = sourceHeight else {
+            throw .init("--quality needs --source-width W and --source-height H")
+        }
+        guard let source = QualityMeter.Source(scenarioName: name, width: width, height: height, fps: sourceFPS, seed: UInt64(seed)) else {
+            throw .init("--quality must be demo, motion or still")
+        }
+        options.quality = source
+    }
+    if let c = a.string("codec") {
+        guard let codec = ReceivedCodec(rawValue: c) else { throw .init("--codec must be h264 or vp8, not \"\(c)\"") }
+        options.codec = codec
+    }
+    let level = a.string("log-level").flatMap(EventOutput.Level.init(name:)) ?? .info
+    let json = a.flag("json")
+    _ = a.flag("insecure-rtp")
+    try a.rejectUnknown()
+    return (options, json, level)
 }
-let known: Set<String> = ["listen", "srtp-key-file", "srtp-profile", "duration", "wedge", "wedge-after", "source-width", "log-level",
-                          "quality", "source-height", "source-fps", "seed", "codec"]
-if let unknown = Set(values.keys).subtracting(known).first { fail("unknown option --\(unknown)") }
 
-guard let listenText = values["listen"], let listen = try? SocketAddress(parsing: listenText) else {
-    fail("--listen HOST:PORT is required, such as 127.0.0.1:5004")
-}
-let profile: SRTPProfile = values["srtp-profile"] == "gcm" ? .aeadAes128Gcm : .aes128CmHmacSha1_80
-var key: SRTPKey?
-if let path = values["srtp-key-file"] {
-    do { key = try SRTPKey(contentsOfFile: path, profile: profile) } catch { fail("--srtp-key-file \(path): \(error)") }
-} else if !flags.contains("insecure-rtp") {
-    fail("--srtp-key-file KEY is required (or --insecure-rtp)")
-}
-var options = ScreenReceiver.Options(listen: listen, key: key)
-options.duration = values["duration"].flatMap(Double.init)
-if let w = values["wedge"] {
-    guard let mode = WedgeMode(rawValue: w) else { fail("--wedge must be keyframe, decoder, sticky or forever") }
-    options.wedge = mode
-}
-options.wedgeAfter = values["wedge-after"].flatMap(Double.init) ?? 5
-options.sourceWidth = values["source-width"].flatMap(Int.init)
-if let name = values["quality"] {
-    guard let width = options.sourceWidth, let height = values["source-height"].flatMap(Int.init), width > 0, height > 0 else {
-        fail("--quality needs --source-width W and --source-height H")
-    }
-    let fps = values["source-fps"].flatMap(Int.init) ?? 30
-    guard let seed = UInt64(values["seed"] ?? "1") else { fail("--seed must be a whole number") }
-    guard let source = QualityMeter.Source(scenarioName: name, width: width, height: height, fps: fps, seed: seed) else {
-        fail("--quality must be demo, motion or still")
-    }
-    options.quality = source
-}
-if let c = values["codec"] {
-    guard let codec = ReceivedCodec(rawValue: c) else { fail("--codec must be h264 or vp8, not \"\(c)\"") }
-    options.codec = codec
-}
-let level = values["log-level"].flatMap(EventOutput.Level.init(name:)) ?? .info
-let output = EventOutput(format: flags.contains("json") ? .json : .human, level: level)
+let parsed: (options: ScreenReceiver.Options, json: Bool, level: EventOutput.Level)
+do { parsed = try readOptions() } catch { fail(error.description) }
+let options = parsed.options
+let output = EventOutput(format: parsed.json ? .json : .human, level: parsed.level)
 
 let receiver: ScreenReceiver
 do { receiver = try ScreenReceiver(options: options, output: output) } catch { fail("\(error)") }
