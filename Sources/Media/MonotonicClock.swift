@@ -34,8 +34,4 @@ public final class ManualClock: MonotonicClock {
     public func advance(by d: Duration) {
         current.withLock { $0 = $0 + d }
     }
-
-    public func set(_ instant: Instant) {
-        current.withLock { $0 = instant }
-    }
 }

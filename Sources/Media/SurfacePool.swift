@@ -30,7 +30,6 @@ public final class SurfacePool: Sendable {
     }
 
     public var count: Int { surfaces.count }
-    public var surfaceCapacity: Int { surfaces[0].capacity }
 
     public var counters: Counters { state.withLock { $0.counters } }
 
@@ -70,9 +69,5 @@ public final class SurfacePool: Sendable {
     /// Records a frame an encoder refused because it arrived too late.
     public func countLateDrop() {
         state.withLock { $0.counters.droppedLate += 1 }
-    }
-
-    public var heldCount: Int {
-        state.withLock { _ in surfaces.filter { $0.holds > 0 }.count }
     }
 }

@@ -12,7 +12,6 @@ final class FrameHub: CaptureSink, @unchecked Sendable {
     private var latest: Surface?
     private var connections: [SenderConnection] = []
     private var captured = RateMeter()
-    private(set) var lastCapture: Instant?
     private var onActivity: @Sendable (Bool) -> Void = { _ in }
     private var onFailure: @Sendable (CaptureError) -> Void = { _ in }
 
@@ -46,7 +45,6 @@ final class FrameHub: CaptureSink, @unchecked Sendable {
             if let old = latest { pool.release(old) }
             latest = surface
             captured.record(at: now)
-            lastCapture = now
             return (connections, onActivity)
         }
         for c in targets { c.offer(surface) }

@@ -18,7 +18,6 @@ final class Transceiver: @unchecked Sendable {
     private var packetizer: VideoPacketizer
     private let converter = PixelConverter()
     private var picture = I420Picture(width: 16, height: 16)
-    private(set) var encoderGeneration = 0
     private var scratch: [UInt8] = []
 
     /// `continuing` carries on an existing stream's sequence numbers and
@@ -56,7 +55,6 @@ final class Transceiver: @unchecked Sendable {
         }
         encoder = nil
         encoder = try VideoEncoder(codec, settings: wanted)
-        encoderGeneration += 1
         picture.resize(width: wanted.width, height: wanted.height)
     }
 
