@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Read top to bottom, the targets are the path a frame takes: captured,
+// converted, encoded, packetized, protected, sent; then the recovery
+// machines, the control protocol and the share that wires them; then the
+// project's own receiver and the two programs.
 let package = Package(
     name: "screenshare",
     products: [
@@ -18,31 +22,42 @@ let package = Package(
         .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
 
-        // The path a frame takes.
         .target(name: "Media"),
         .target(name: "Events"),
         .target(name: "YUV", dependencies: ["CYUV", "Media"]),
-        .target(name: "Capture", dependencies: ["CXCB", "CPipeWire", "CDBus", "Media", "YUV"]),
+        .target(name: "Capture", dependencies: ["Media"]),
+        .target(name: "Synthetic", dependencies: ["Media", "Capture"]),
+        .target(name: "CaptureX11", dependencies: ["CXCB", "Media", "YUV", "Capture"]),
+        .target(name: "CapturePipeWire", dependencies: ["CPipeWire", "CDBus", "Media", "YUV", "Capture"]),
         .target(name: "Encoding", dependencies: ["Media"]),
-        .target(name: "Codecs", dependencies: ["CX264", "CVPX", "CAVCodec", "Media", "Encoding", "YUV"]),
-        .target(name: "RTP", dependencies: ["CSRTP", "Media"]),
+        .target(name: "Encoders", dependencies: ["CX264", "CVPX", "Media", "Encoding", "YUV"]),
+        .target(name: "RTP", dependencies: ["Media"]),
+        .target(name: "SRTP", dependencies: ["CSRTP"]),
+        .target(name: "Transport", dependencies: ["Media"]),
+        .target(name: "ControlProtocol", dependencies: ["Events", "Encoding", "SRTP", "Transport"]),
+        .target(name: "Sending", dependencies: ["Events", "Media", "YUV", "Capture", "Encoding", "Encoders", "RTP", "SRTP", "Transport", "ControlProtocol"]),
         .target(name: "Recovery", dependencies: ["Media"]),
-        .target(name: "ScreenShare", dependencies: ["Events", "Media", "YUV", "Capture", "Encoding", "Codecs", "RTP", "Recovery"]),
-        .target(name: "Receiving", dependencies: ["Events", "Media", "YUV", "Capture", "Codecs", "RTP", "Recovery"]),
+        .target(name: "ScreenShare", dependencies: [
+            "Events", "Media", "Capture", "Synthetic", "CaptureX11", "CapturePipeWire", "Encoding", "RTP", "SRTP",
+            "Transport", "ControlProtocol", "Sending", "Recovery",
+        ]),
+        .target(name: "Decoders", dependencies: ["CAVCodec", "CVPX", "Media"]),
+        .target(name: "Receiving", dependencies: ["Events", "Media", "YUV", "Synthetic", "Decoders", "RTP", "SRTP", "Transport", "Recovery"]),
+        .target(name: "TestSupport", dependencies: ["Media", "CapturePipeWire"]),
         .executableTarget(name: "screenshare", dependencies: ["ScreenShare", "Events"]),
-        .executableTarget(name: "screen-receiver", dependencies: ["Receiving", "Events"], path: "Tools/screen-receiver"),
-        .executableTarget(name: "pipewire-test-producer", dependencies: ["Capture"], path: "Tools/pipewire-test-producer"),
-        .executableTarget(name: "portal-stand-in", dependencies: ["Capture"], path: "Tools/portal-stand-in"),
+        .executableTarget(name: "screen-receiver", dependencies: ["Receiving", "Events", "Transport"]),
+        .executableTarget(name: "pipewire-test-producer", dependencies: ["CapturePipeWire"], path: "Tools/pipewire-test-producer"),
+        .executableTarget(name: "portal-stand-in", dependencies: ["TestSupport"], path: "Tools/portal-stand-in"),
 
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
-        .testTarget(name: "RTPTests", dependencies: ["RTP"]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", "SRTP", "Transport", "Media"]),
         .testTarget(name: "RecoveryTests", dependencies: ["Recovery", "Media"]),
         .testTarget(name: "EncodingTests", dependencies: ["Encoding", "Media"]),
-        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Encoding", "YUV", "Capture"]),
+        .testTarget(name: "CodecsTests", dependencies: ["Encoders", "Decoders", "Encoding", "YUV", "Synthetic", "TestSupport", "Media"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
-        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "Events", "Encoding", "RTP", "Media"]),
-        .testTarget(name: "CapturePipeWireTests", dependencies: ["Capture", "Media"]),
-        .testTarget(name: "CaptureX11Tests", dependencies: ["Capture", "Media"]),
-        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Capture", "YUV", "Codecs", "Encoding", "Media"]),
+        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "ControlProtocol", "Sending", "Events", "Encoding", "RTP", "Transport", "SRTP", "Media"]),
+        .testTarget(name: "CapturePipeWireTests", dependencies: ["CapturePipeWire", "Capture", "TestSupport", "Media"]),
+        .testTarget(name: "CaptureX11Tests", dependencies: ["CaptureX11", "Capture", "Media"]),
+        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Synthetic", "YUV", "Encoders", "Decoders", "Encoding", "Media"]),
     ]
 )

@@ -1,5 +1,7 @@
 import Media
 import RTP
+import SRTP
+import Transport
 
 /// The receiver's own estimate of what the link carries, sent back as REMB.
 ///

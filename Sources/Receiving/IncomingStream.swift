@@ -1,6 +1,8 @@
-import Codecs
+import Decoders
 import Media
 import RTP
+import SRTP
+import Transport
 
 /// One SSRC arriving: its statistics, depacketizer and decoder. A new SSRC
 /// gets a new one of each, as a new transceiver does in a browser.

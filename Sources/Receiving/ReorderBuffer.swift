@@ -1,5 +1,7 @@
 import Media
 import RTP
+import SRTP
+import Transport
 
 /// Holds RTP packets briefly so that late and retransmitted ones (answers
 /// to NACKs) are put back in sequence before depacketizing. A gap that is

@@ -1,5 +1,7 @@
 import Media
 import RTP
+import SRTP
+import Transport
 
 extension ScreenReceiver {
     func requestKeyframe(now: Instant, reason: String) {

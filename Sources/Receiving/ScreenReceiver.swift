@@ -1,10 +1,12 @@
-import Capture
-import Codecs
+import Synthetic
+import Decoders
 import Events
 import Foundation
 import Media
 import Recovery
 import RTP
+import SRTP
+import Transport
 
 /// The project's own receiver: SRTP in, depacketize, decode with libavcodec,
 /// and the feedback a real receiver sends (RR, PLI, generic NACK, REMB).

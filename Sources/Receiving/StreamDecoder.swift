@@ -1,4 +1,5 @@
-import Codecs
+import Decoders
+import Media
 
 /// libavcodec for H.264, libvpx for VP8.
 enum StreamDecoder {

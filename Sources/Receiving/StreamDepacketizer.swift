@@ -1,4 +1,6 @@
 import RTP
+import SRTP
+import Transport
 
 /// RFC 6184 or RFC 7741 depacketizing, by the stream's codec.
 struct StreamDepacketizer {

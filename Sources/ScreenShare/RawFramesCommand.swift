@@ -1,6 +1,7 @@
 import Events
 import Capture
 import Foundation
+import Synthetic
 
 /// `screenshare frames …`: the synthetic screen as raw BGRx (ffmpeg's `bgr0`)
 /// frames on stdout, width × height × 4 bytes each, as fast as the reader

@@ -1,5 +1,8 @@
 import Encoding
 import RTP
+import SRTP
+import Transport
+import ControlProtocol
 
 /// An SDP (RFC 8866) a receiver such as ffmpeg or GStreamer can open to take
 /// the stream: where it arrives, the codec, the SRTP key (RFC 4568 `a=crypto`)

@@ -2,6 +2,9 @@ import Events
 import Encoding
 import Foundation
 import RTP
+import SRTP
+import Transport
+import Sending
 
 /// `screenshare share …`: one screen to one receiver.
 public struct ShareOptions: Sendable {

@@ -3,6 +3,7 @@ import Events
 import Foundation
 import Media
 import Recovery
+import Sending
 
 /// Drives the recovery state machines for a share and carries out what they
 /// decide: once a second, and on every capture and stall report. Decisions

@@ -5,6 +5,10 @@ import Encoding
 import Foundation
 import Media
 import RTP
+import SRTP
+import Transport
+import ControlProtocol
+import Sending
 
 /// Runs `screenshare share`: builds the share, prints status once a second,
 /// reads live commands from stdin, and stops cleanly on SIGINT/SIGTERM or

@@ -3,6 +3,8 @@ import Capture
 import Encoding
 import Foundation
 import Media
+import ControlProtocol
+import Sending
 
 /// One share: a capture, the six-surface queue, and a connection per receiver.
 public final class ShareSession: @unchecked Sendable {

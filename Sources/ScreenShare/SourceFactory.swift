@@ -1,5 +1,8 @@
 import Capture
 import Events
+import CapturePipeWire
+import CaptureX11
+import Synthetic
 
 /// Turns `--source` (and the options that pick part of a screen) into a capture source.
 enum SourceFactory {

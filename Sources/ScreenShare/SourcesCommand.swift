@@ -1,4 +1,6 @@
 import Capture
+import CaptureX11
+import CapturePipeWire
 
 /// `screenshare sources [--display :N]`: what can be shared here.
 public enum SourcesCommand {

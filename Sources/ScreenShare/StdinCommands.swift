@@ -2,6 +2,8 @@ import Encoding
 import Events
 import Foundation
 import RTP
+import SRTP
+import Transport
 
 /// Live commands on standard input, one a line, for a share run by hand or
 /// by whatever stands in for a call client:

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import Capture
+import CapturePipeWire
+import TestSupport
 import Media
 import Synchronization
 

@@ -1,5 +1,8 @@
 import Testing
-@testable import Capture
+@testable import CapturePipeWire
+import Capture
+import CapturePipeWire
+import TestSupport
 import Media
 
 /// The still-or-stalled rule on a simulated clock (frame period 33 ms, stall limit 3 s).

@@ -1,5 +1,7 @@
 import Testing
 import Capture
+import CapturePipeWire
+import TestSupport
 
 struct PortalRestoreTokenFileTests {
     @Test func defaultPath_followsXDGStateHome() {

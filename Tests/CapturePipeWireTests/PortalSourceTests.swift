@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import Capture
+import CapturePipeWire
+import TestSupport
 import Media
 
 /// Each test runs its own session bus with the portal stand-in on it; the

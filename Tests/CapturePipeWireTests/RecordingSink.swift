@@ -1,5 +1,7 @@
 import Foundation
 import Capture
+import CapturePipeWire
+import TestSupport
 import Media
 import Synchronization
 

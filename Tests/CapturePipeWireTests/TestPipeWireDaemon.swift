@@ -1,5 +1,7 @@
 import Foundation
 import Capture
+import CapturePipeWire
+import TestSupport
 
 /// A `pipewire` daemon of the test's own: its own runtime directory (mode
 /// 700), no session bus, no session manager. Stopped and removed by `stop`.

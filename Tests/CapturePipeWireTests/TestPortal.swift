@@ -1,5 +1,7 @@
 import Foundation
 import Capture
+import CapturePipeWire
+import TestSupport
 import Synchronization
 
 /// A `PortalStandIn` serving on its own thread, keeping the lines it reports.

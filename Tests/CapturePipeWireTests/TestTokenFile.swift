@@ -1,5 +1,7 @@
 import Foundation
 import Capture
+import CapturePipeWire
+import TestSupport
 
 /// A restore-token file in a directory of the test's own (not yet made, as on a first run).
 struct TestTokenFile {

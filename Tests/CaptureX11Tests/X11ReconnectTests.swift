@@ -1,5 +1,6 @@
 import Testing
-@testable import Capture
+@testable import CaptureX11
+import Capture
 
 extension X11Tests {
     @Suite struct Reconnect {

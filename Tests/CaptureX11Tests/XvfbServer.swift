@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
-@testable import Capture
+@testable import CaptureX11
+import Capture
 
 /// A private Xvfb for one test, on a free display number, stopped by `stop`.
 final class XvfbServer: @unchecked Sendable {

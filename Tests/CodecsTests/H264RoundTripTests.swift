@@ -1,5 +1,6 @@
-import Capture
-import Codecs
+import Synthetic
+import Encoders
+import Decoders
 import Encoding
 import Media
 import Testing

@@ -1,8 +1,11 @@
-import Capture
-import Codecs
+import Synthetic
+import Encoders
+import Decoders
 import Encoding
 import Testing
 import YUV
+import Capture
+import TestSupport
 
 /// SPEC §3's level limits, checked in the SPS x264 really wrote: area and
 /// rate, not only the long side, and the level the stream claims is the

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import RTP
+import SRTP
 
 struct SRTPTests {
     static func key(_ profile: SRTPProfile, seed: UInt8 = 1) -> [UInt8] {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RTP
+import Transport
 
 struct UDPSocketTests {
     @Test func address_parsesV4V6AndLocalhost() throws {

@@ -1,4 +1,4 @@
-import Capture
+import Synthetic
 import Foundation
 import Testing
 import YUV

@@ -1,6 +1,6 @@
 import Media
 import Testing
-@testable import ScreenShare
+@testable import Sending
 
 /// The sender's target on simulated reports: the cap, the receiver's REMB and
 /// the loss its RRs tell of, whichever is least.

@@ -1,6 +1,7 @@
 import Foundation
 import ScreenShare
 import Testing
+import ControlProtocol
 
 /// Lines in and out of the control channel, over a pipe.
 struct ControlChannelTests {

@@ -1,7 +1,10 @@
 import Encoding
 import Events
 import RTP
+import SRTP
+import Transport
 import ScreenShare
+import ControlProtocol
 import Testing
 
 /// The control protocol's decoding, line by line: every command, and every

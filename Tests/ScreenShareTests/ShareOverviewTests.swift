@@ -1,6 +1,7 @@
 import Encoding
 @testable import ScreenShare
 import Testing
+import Sending
 
 /// The whole share's two status lines, from each receiver's figures.
 struct ShareOverviewTests {

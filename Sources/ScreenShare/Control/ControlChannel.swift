@@ -1,4 +1,5 @@
 import Foundation
+import ControlProtocol
 
 /// Where control lines come from and replies go: standard input and output,
 /// or one client of a Unix socket. Reading and writing are on file

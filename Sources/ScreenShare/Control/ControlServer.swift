@@ -2,6 +2,8 @@ import Capture
 import Events
 import Foundation
 import Media
+import ControlProtocol
+import Sending
 
 /// Carries out control commands on a share: one per control channel. Lines
 /// come in from the channel's reader thread; `lookAfterRecovery` (four times

@@ -1,5 +1,6 @@
 import Encoding
 import Events
+import Sending
 
 /// The whole share's two status lines, from every receiver's figures:
 ///

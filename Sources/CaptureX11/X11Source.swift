@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+import Capture
+
+/// An X11 display as a capture source: the screen, one RandR monitor, a
+/// region or a window, through XCB with MIT-SHM, the cursor drawn in, and
+/// DAMAGE deciding whether a tick captures at all (a still screen does not).
+///
+/// Each `start` opens a new connection, so the watchdog's restart mends a
+/// capture whose X server went away and came back.
+public final class X11Source: CaptureSource {
+    public let display: String?
+    public let target: X11Target
+    public let fps: Int
+    private let ticker: FrameTicker
+    private let log: @Sendable (String) -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        var capture: X11Capture?
+        var frameSize = (width: 0, height: 0)
+        /// Notes already logged: a restart must not repeat them.
+        var notes: Set<String> = []
+    }
+
+    /// `display` as in DISPLAY (":1"); nil means DISPLAY. `fps` is capped at 30.
+    /// `log` hears, once each, why the capture runs in a lesser mode (no MIT-SHM,
+    /// no DAMAGE, no XFixes).
+    public init(display: String?, target: X11Target, fps: Int, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.display = display
+        self.target = target
+        self.fps = max(1, min(fps, CaptureLimits.maxFPS))
+        self.log = log
+        ticker = FrameTicker(fps: self.fps, name: "capture-x11")
+    }
+
+    public var name: String { "X11 \(display ?? "DISPLAY") \(target.description)" }
+
+    /// The size of the frames being captured; (0, 0) until the first start has
+    /// measured the target. A shared window's size follows the window.
+    public var frameSize: (width: Int, height: Int) { state.withLock { $0.frameSize } }
+
+    /// Connects, finds the target and starts capturing. Throws when the display
+    /// cannot be opened or the monitor or window does not exist.
+    public func start(_ output: CaptureOutput) throws(CaptureError) {
+        let capture = try X11Capture(display: display, target: target) { note in
+            let isNew = state.withLock { $0.notes.insert(note).inserted }
+            if isNew { log(note) }
+        }
+        state.withLock {
+            $0.capture = capture
+            $0.frameSize = capture.frameSize
+        }
+        ticker.start { [self] frame in
+            capture.tick(frame, output: output)
+            let size = capture.frameSize
+            state.withLock { $0.frameSize = size }
+        }
+    }
+
+    /// Stops the capture thread and closes the connection.
+    public func stop() {
+        ticker.stop()
+        state.withLock { $0.capture = nil }
+    }
+}

@@ -1,0 +1,206 @@
+import Encoding
+import Events
+import RTP
+import SRTP
+import Transport
+
+/// Turns one JSON line into a typed command or a typed error: a pure
+/// function, with no share, socket or clock behind it, so every command and
+/// every bad input can be tested (and fuzzed) on its own.
+public enum ControlDecoder {
+    /// The protocol version this program speaks.
+    public static let protocolVersion = 1
+    /// Longer lines are refused unread: no command comes near this.
+    public static let maxLineLength = 64 * 1024
+
+    public static func decode(_ line: String) -> Result<ControlRequest, ControlError> {
+        guard line.utf8.count <= maxLineLength else {
+            return .failure(ControlError(.malformedJSON, "a line of \(line.utf8.count) bytes is longer than the \(maxLineLength) allowed"))
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(line)
+        } catch {
+            // The line itself is never quoted back: it may hold a key.
+            return .failure(ControlError(.malformedJSON, "not JSON: \(error)"))
+        }
+        guard case .object = value else {
+            return .failure(ControlError(.malformedJSON, "each line must be one JSON object"))
+        }
+        let id = value["id"]
+        let name = value["cmd"]?.stringValue
+        do throws(ControlError) {
+            guard let name else {
+                throw ControlError(.missingField, "every command needs \"cmd\", a string naming it", field: "cmd")
+            }
+            let fields = ControlFields(value)
+            return .success(ControlRequest(id: id, command: try command(name, fields)))
+        } catch var error {
+            error.id = id
+            error.command = name
+            return .failure(error)
+        }
+    }
+
+    private static func command(_ name: String, _ f: ControlFields) throws(ControlError) -> ControlCommand {
+        switch name {
+        case "hello":
+            let version = try f.int("protocol", in: 1...Int(Int32.max))
+            return .hello(protocolVersion: version, logLevel: try f.optionalLevel("logLevel"))
+        case "start":
+            return .start(try start(f))
+        case "addReceiver":
+            return .addReceiver(try addReceiver(f))
+        case "removeReceiver":
+            return .removeReceiver(receiver: try f.receiverID())
+        case "report":
+            return .report(MediaReport(receiver: try f.receiverID(), screenStalled: try f.bool("screenStalled"),
+                                       figures: f.value["figures"]))
+        case "setPolicy":
+            return .setPolicy(try f.policy("policy"))
+        case "updateReceiver":
+            return .updateReceiver(receiver: try f.receiverID(), destination: try f.address("destination"))
+        case "keyframe":
+            return .keyframe(receiver: try f.optionalString("receiver"))
+        case "stop":
+            return .stop
+        case "diagnostics":
+            return .diagnostics
+        case "status":
+            return .status
+        case "setLogLevel":
+            guard let level = try f.optionalLevel("level") else {
+                throw ControlError(.missingField, "setLogLevel needs \"level\": debug, info, warning or error", field: "level")
+            }
+            return .setLogLevel(level)
+        default:
+            throw ControlError(.unknownCommand, "unknown command \"\(name.prefix(40))\"; known: " + ControlCommand.names.joined(separator: ", "),
+                               field: "cmd")
+        }
+    }
+
+    private static func start(_ f: ControlFields) throws(ControlError) -> StartShare {
+        var s = StartShare()
+        if let source = try f.optionalString("source") {
+            guard source == "synthetic" else {
+                throw ControlError(.badField, "source must be \"synthetic\" (the only source serve offers), not \"\(source.prefix(40))\"",
+                                   field: "source")
+            }
+            s.source = source
+        }
+        if f.value["policy"] != nil { s.policy = try f.policy("policy") }
+        if let size = try f.optionalString("size") {
+            let parts = size.replacingOccurrences(of: "×", with: "x").split(separator: "x")
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w), (16...8192).contains(h) else {
+                throw ControlError(.badField, "size must be WIDTHxHEIGHT such as 1920x1080", field: "size")
+            }
+            (s.width, s.height) = (w, h)
+        }
+        if f.value["fps"] != nil { s.fps = try f.int("fps", in: 1...30) }
+        if let scenario = try f.optionalString("scenario") {
+            guard ["demo", "motion", "still"].contains(scenario) else {
+                throw ControlError(.badField, "scenario must be demo, motion or still", field: "scenario")
+            }
+            s.scenario = scenario
+        }
+        return s
+    }
+
+    private static func addReceiver(_ f: ControlFields) throws(ControlError) -> AddReceiver {
+        let id = try f.receiverID()
+        let destination = try f.address("destination")
+        var bind: SocketAddress?
+        if f.value["bind"] != nil { bind = try f.address("bind") }
+        if f.value["port"] != nil {
+            guard bind == nil else { throw ControlError(.badField, "give bind or port, not both", field: "port") }
+            let port = try f.int("port", in: 0...65535)
+            bind = try? SocketAddress(host: destination.family == .ipv4 ? "0.0.0.0" : "::", port: UInt16(port))
+        }
+        var rtcp: SocketAddress?
+        if f.value["rtcpDestination"] != nil { rtcp = try f.address("rtcpDestination") }
+        var ssrc: UInt32?
+        if f.value["ssrc"] != nil { ssrc = UInt32(try f.int("ssrc", in: 1...Int(UInt32.max))) }
+        let (codec, payloadType) = try chooseCodec(f)
+        var config = ReceiverConfig(
+            id: id, displayName: try f.optionalString("name") ?? id, destination: destination, rtcpDestination: rtcp,
+            bind: bind, srtp: try srtp(f), payloadType: payloadType, ssrc: ssrc, codec: codec,
+            acceptPlainRTCP: try f.optionalBool("acceptPlainRtcp") ?? false)
+        if f.value["bitrateMax"] != nil { config.bitrateCap = try f.int("bitrateMax", in: 50_000...100_000_000) }
+        if let level = try f.optionalString("h264Level") {
+            guard let parsed = H264Level.parse(level) else {
+                throw ControlError(.badField, "h264Level must be a level such as 3.1 or 4.2", field: "h264Level")
+            }
+            config.levelLimit = parsed
+        }
+        return AddReceiver(config: config, insecure: try f.optionalBool("insecure") ?? false)
+    }
+
+    /// `srtp: {"profile": …, "key": base64}`; absent means plain RTP.
+    private static func srtp(_ f: ControlFields) throws(ControlError) -> SRTPKey? {
+        guard let value = f.value["srtp"], value != .null else { return nil }
+        guard case .object = value else {
+            throw ControlError(.badField, "srtp must be an object: {\"profile\": …, \"key\": base64}", field: "srtp")
+        }
+        let profileName = value["profile"]?.stringValue ?? SRTPProfile.aes128CmHmacSha1_80.rawValue
+        guard let profile = SRTPProfile(rawValue: profileName) else {
+            throw ControlError(.badField, "srtp.profile must be AES_CM_128_HMAC_SHA1_80 or AEAD_AES_128_GCM", field: "srtp.profile")
+        }
+        guard let text = value["key"]?.stringValue else {
+            throw ControlError(.missingField, "srtp needs \"key\": base64 of the master key and salt", field: "srtp.key")
+        }
+        do {
+            return try SRTPKey(base64: text, profile: profile)
+        } catch .invalidKeyLength(_, let expected, let got) {
+            throw ControlError(.badKey, "srtp.key must be \(expected) bytes of key and salt for \(profile.sdpName), got \(got)",
+                               field: "srtp.key")
+        } catch {
+            throw ControlError(.badKey, "srtp.key is not valid base64 (\(text.utf8.count) characters)", field: "srtp.key")
+        }
+    }
+
+    /// H.264 (packetization-mode 1) first when the receiver offers it, else
+    /// VP8, each with the payload type the receiver gave it.
+    static func chooseCodec(_ f: ControlFields) throws(ControlError) -> (ReceiverConfig.Codec, UInt8) {
+        guard let value = f.value["codecs"] else {
+            throw ControlError(.missingField, "addReceiver needs \"codecs\": what the receiver takes, e.g. "
+                               + "[{\"name\":\"H264\",\"payloadType\":96,\"profileLevelId\":\"42e01f\",\"packetizationMode\":1}]",
+                               field: "codecs")
+        }
+        guard case .array(let offers) = value, !offers.isEmpty else {
+            throw ControlError(.badField, "codecs must be a non-empty array of codec objects", field: "codecs")
+        }
+        var h264: (ReceiverConfig.Codec, UInt8)?
+        var vp8: (ReceiverConfig.Codec, UInt8)?
+        for (i, offer) in offers.enumerated() {
+            let field = "codecs[\(i)]"
+            guard case .object = offer, let name = offer["name"]?.stringValue else {
+                throw ControlError(.badField, "\(field) must be an object with \"name\"", field: field)
+            }
+            guard let pt = offer["payloadType"]?.intValue, (0...127).contains(pt) else {
+                throw ControlError(.badField, "\(field).payloadType must be a number from 0 to 127", field: field + ".payloadType")
+            }
+            switch name.uppercased() {
+            case "H264":
+                // RFC 6184 §8.1: absent means mode 0, which cannot take STAP-A or FU-A.
+                guard (offer["packetizationMode"]?.intValue ?? 0) == 1 else { continue }
+                var id = ProfileLevelID.chromiumDefault
+                if let text = offer["profileLevelId"] {
+                    guard let hex = text.stringValue, let parsed = ProfileLevelID(hex: hex) else {
+                        throw ControlError(.badField, "\(field).profileLevelId must be six hex digits such as 42e01f",
+                                           field: field + ".profileLevelId")
+                    }
+                    id = parsed
+                }
+                if h264 == nil { h264 = (.h264(id), UInt8(pt)) }
+            case "VP8":
+                if vp8 == nil { vp8 = (.vp8, UInt8(pt)) }
+            default:
+                continue
+            }
+        }
+        guard let chosen = h264 ?? vp8 else {
+            throw ControlError(.noCommonCodec, "the receiver offers neither H.264 with packetizationMode 1 nor VP8", field: "codecs")
+        }
+        return chosen
+    }
+}

@@ -1,0 +1,56 @@
+import Encoding
+import RTP
+import SRTP
+import Transport
+
+/// Everything the sender needs to know about one receiver.
+public struct ReceiverConfig: Sendable {
+    public enum Codec: Sendable, Equatable {
+        case h264(ProfileLevelID)
+        case vp8
+
+        public var name: String {
+            switch self {
+            case .h264: "H264"
+            case .vp8: "VP8"
+            }
+        }
+    }
+
+    public var id: String
+    public var displayName: String
+    public var destination: SocketAddress
+    /// Where RTCP goes when it is not muxed with RTP (an SFU's separate RTCP port).
+    public var rtcpDestination: SocketAddress?
+    public var bind: SocketAddress?
+    /// nil sends plain RTP (loopback only, or with explicit permission).
+    public var srtp: SRTPKey?
+    public var payloadType: UInt8
+    public var ssrc: UInt32?
+    public var codec: Codec
+    public var bitrateCap: Int
+    /// Accept unprotected RTCP feedback (an SFU such as Janus sends it plain).
+    public var acceptPlainRTCP: Bool
+    /// A level the receiver insists on for every policy (nil: only Motion is held to 3.1).
+    public var levelLimit: H264Level?
+
+    public init(
+        id: String, displayName: String, destination: SocketAddress, rtcpDestination: SocketAddress? = nil,
+        bind: SocketAddress? = nil, srtp: SRTPKey?, payloadType: UInt8 = 96, ssrc: UInt32? = nil,
+        codec: Codec = .h264(.chromiumDefault), bitrateCap: Int = 4_000_000, acceptPlainRTCP: Bool = false,
+        levelLimit: H264Level? = nil
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.destination = destination
+        self.rtcpDestination = rtcpDestination
+        self.bind = bind
+        self.srtp = srtp
+        self.payloadType = payloadType
+        self.ssrc = ssrc
+        self.codec = codec
+        self.bitrateCap = bitrateCap
+        self.acceptPlainRTCP = acceptPlainRTCP
+        self.levelLimit = levelLimit
+    }
+}

@@ -1,9 +1,0 @@
-extension SenderConnection {
-    /// Every authenticated RTCP packet the receiver has sent so far (RR,
-    /// REMB, PLI, FIR, NACK): while it grows, the receiver is there.
-    var feedbackReceived: Int {
-        lock.withLock {
-            state.receiverReports + state.rembsReceived + state.plisReceived + state.firsReceived + state.nacksReceived
-        }
-    }
-}

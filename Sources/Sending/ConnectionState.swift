@@ -1,0 +1,150 @@
+import Encoding
+import Media
+import RTP
+import SRTP
+import Transport
+import ControlProtocol
+
+/// What a share is asked for, as a whole: the same for every receiver.
+public struct ShareParameters: Sendable {
+    public var policy: SendPolicy
+    public var fps: Int
+    /// Motion is held within level 3.1 from the start of a share started in Motion.
+    public var startedInMotion: Bool
+
+    public init(policy: SendPolicy, fps: Int) {
+        self.policy = policy
+        self.fps = min(fps, 30)
+        startedInMotion = policy == .motion
+    }
+}
+
+/// One connection's figures and decisions, guarded by the connection's lock.
+struct ConnectionState {
+    /// SPEC §2: the last frame is encoded again once a second while the screen is still.
+    static let stillRepeatInterval: Duration = .seconds(1)
+    /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
+    static let senderReportInterval: Duration = .seconds(1)
+    /// Packets leave at 2.5× the target bitrate: a 1080p keyframe is spread
+    /// over a few frame periods instead of hitting the link as one burst.
+    static let pacingFactor = 2.5
+    /// When the link is the limit, faster than the estimate only overflows
+    /// the bottleneck's queue: a keyframe then waits here, where it is not lost.
+    static let limitedPacingFactor = 1.2
+    /// The encoder aims below the target: RTP, the send-time extension and
+    /// SRTP add about 3 %, retransmissions and x264's overshoot the rest.
+    static let encoderShare = 0.85
+    /// Balanced shrinks at once when the bitrate falls, but grows back only
+    /// after the bitrate has allowed it this long: each size change costs a keyframe.
+    static let balancedGrowDelay: Duration = .seconds(5)
+    /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
+    static let cpuBusyFraction = 0.8
+
+    var share: ShareParameters
+    var ssrc: UInt32
+    var destination: SocketAddress
+    var bandwidth: BandwidthEstimator
+    let started: Instant
+    var running = true
+    var pending: Surface?
+    var gate = KeyframeGate()
+    /// Which encode thread is current; older ones exit (or, stuck, are abandoned).
+    var encodeGeneration = 0
+    /// When the current encode call began; nil between calls.
+    var encodeBusySince: Instant?
+    var abandonedEncoders = 0
+    var transceivers = 1
+    var nextSequence: UInt16 = 0
+    var timestampBase: UInt32 = 0
+    var encoderSettings: EncoderSettings?
+    /// Recovery's "a third smaller for 30 s": the scale, and until when.
+    var shrink: (factor: Double, until: Instant)?
+    var balancedScale = 1.0
+    var balancedScaleChanged = Instant.zero
+    var encodedSize = (0, 0)
+
+    var framesIn = 0
+    var framesSuperseded = 0
+    var framesDroppedLate = 0
+    /// Frames a policy let fall to hold its size on a short link.
+    var framesSkippedForRate = 0
+    var framesEncoded = 0
+    var framesSent = 0
+    var stillRepeats = 0
+    var keyframesMade = 0
+    var keyframesAsked = 0
+    var encoderErrors = 0
+    var protectErrors = 0
+    var sendErrors = 0
+    var packetsSent = 0
+    var octetsSent = 0
+    var lastRTPTimestamp: UInt32 = 0
+    var retransmissions = 0
+    /// NACKed packets not resent because retransmissions had used their share of the link.
+    var retransmissionsRefused = 0
+    var retransmissionMeter = RateMeter()
+    var feedbackErrors = 0
+    var feedbackDropped = 0
+    var feedbackUnauthenticated = 0
+    var plisReceived = 0
+    var firsReceived = 0
+    var nacksReceived = 0
+    var rembsReceived = 0
+    var receiverReports = 0
+    var lastFractionLost = 0.0
+
+    var glassToPacket = LatencyRecorder()
+    var encodedMeter = RateMeter()
+    var sentMeter = RateMeter()
+    var bitrateMeter = RateMeter()
+    /// Microseconds spent encoding, a second: how busy the encoder is.
+    var encodeTime = RateMeter()
+
+    init(share: ShareParameters, ssrc: UInt32, destination: SocketAddress, cap: Int, started: Instant) {
+        self.share = share
+        self.ssrc = ssrc
+        self.destination = destination
+        bandwidth = BandwidthEstimator(cap: cap)
+        self.started = started
+    }
+
+    /// The encoder settings for a frame of this size now, and the frame rate
+    /// to encode at. A policy that lets frames fall skips frames rather than
+    /// change the encoder's rate: a new rate would need a new encoder, and a keyframe.
+    mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
+        let encoderBitrate = Int(Double(bandwidth.target(at: now).bitrate) * ConnectionState.encoderShare)
+        let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
+        var limit = levelLimit
+        if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
+        let (plan, scale) = EncodingPlan.make(
+            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
+            bitrate: encoderBitrate, levelLimit: limit, previousScale: balancedScale,
+            mayGrow: now - balancedScaleChanged >= ConnectionState.balancedGrowDelay, shrink: recoveryScale)
+        if scale != balancedScale {
+            balancedScaleChanged = now
+            balancedScale = scale
+        }
+        var profile = ProfileLevelID.Profile.constrainedBaseline
+        if case .h264(let id) = codec { profile = id.profile }
+        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, profile: profile,
+                                                favourDetail: share.policy == .detail)
+        return (settings, plan.fps)
+    }
+
+    /// Retransmissions may take a fifth of the target: on a link that is
+    /// already short, resending everything lost only deepens the loss.
+    static let retransmissionShare = 0.2
+
+    mutating func mayRetransmit(bytes: Int, at now: Instant) -> Bool {
+        let budget = Double(bandwidth.target(at: now).bitrate) * ConnectionState.retransmissionShare
+        guard retransmissionMeter.rate(at: now) + Double(bytes * 8) <= budget else { return false }
+        retransmissionMeter.record(bytes * 8, at: now)
+        return true
+    }
+
+    func pacingRate(now: Instant) -> Int {
+        let target = bandwidth.target(at: now)
+        let factor = target.limit == .cap ? ConnectionState.pacingFactor : ConnectionState.limitedPacingFactor
+        return Int(Double(target.bitrate) * factor)
+    }
+}

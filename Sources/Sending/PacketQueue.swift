@@ -1,0 +1,100 @@
+import Foundation
+import Media
+import RTP
+import SRTP
+import Transport
+
+/// The pacer's queue: plain RTP packets waiting to be protected and sent,
+/// in slots allocated once, released at the `Pacer`'s rate. Bounded: when
+/// full, a packet is dropped and counted rather than letting delay grow.
+final class PacketQueue: @unchecked Sendable {
+    // Safety: every field is guarded by `condition`.
+    static let slotSize = 1500
+    /// About two 1080p keyframes' worth of packets.
+    static let defaultCapacity = 1024
+
+    enum Next {
+        case packet(length: Int, retransmission: Bool)
+        case wait(until: Instant)
+        case empty
+    }
+
+    private let condition = NSCondition()
+    private var slots: [[UInt8]]
+    private var lengths: [Int]
+    private var retransmissions: [Bool]
+    private var head = 0
+    private var pacer: Pacer
+    private var closed = false
+
+    init(capacity: Int = PacketQueue.defaultCapacity, rate: Int) {
+        slots = (0..<capacity).map { _ in [UInt8](repeating: 0, count: PacketQueue.slotSize) }
+        lengths = [Int](repeating: 0, count: capacity)
+        retransmissions = [Bool](repeating: false, count: capacity)
+        pacer = Pacer(rateBitsPerSecond: Double(max(rate, 1)), queueCapacity: capacity)
+    }
+
+    /// Writes a packet with `build` (which returns its length) at the tail.
+    /// A retransmission (an answer to a NACK) is not a new frame's packet.
+    @discardableResult
+    func push(retransmission: Bool = false, _ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let index = (head + pacer.queuedPackets) % slots.count
+        guard pacer.queuedPackets < slots.count else {
+            pacer.enqueue(size: 0)
+            return false
+        }
+        let length = slots[index].withUnsafeMutableBytes { build($0) }
+        lengths[index] = length
+        retransmissions[index] = retransmission
+        pacer.enqueue(size: length)
+        condition.signal()
+        return true
+    }
+
+    /// Takes the head packet into `out` if the pacer lets it leave at `now`.
+    func pop(into out: inout [UInt8], now: Instant) -> Next {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let ready = pacer.nextSendTime(now: now) else { return .empty }
+        guard ready <= now, let length = pacer.dequeue(now: now) else { return .wait(until: ready) }
+        slots[head].withUnsafeBytes { src in
+            out.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<length])) }
+        }
+        let retransmission = retransmissions[head]
+        head = (head + 1) % slots.count
+        return .packet(length: length, retransmission: retransmission)
+    }
+
+    /// Waits up to `timeout` for a packet to arrive.
+    func waitForPacket(timeout: TimeInterval) {
+        condition.lock()
+        if pacer.queuedPackets == 0 && !closed {
+            _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
+        }
+        condition.unlock()
+    }
+
+    func setRate(_ rate: Int) {
+        condition.withLock { pacer.rateBitsPerSecond = Double(max(rate, 1)) }
+    }
+
+    var dropped: Int { condition.withLock { pacer.droppedPackets } }
+    var queued: Int { condition.withLock { pacer.queuedPackets } }
+
+    /// Forgets queued packets (a new transceiver's stream replaces them).
+    func clear() {
+        condition.withLock {
+            pacer.clear()
+            head = 0
+        }
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Media
+import RTP
+import SRTP
+import Transport
+
+extension SenderConnection {
+    // MARK: Feedback thread (RTCP in)
+
+    func feedbackLoop() {
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        while lock.withLock({ state.running }) {
+            let received: (count: Int, from: SocketAddress)?
+            do {
+                received = try buffer.withUnsafeMutableBytes { try socket.receive(into: $0, timeout: .milliseconds(200)) }
+            } catch {
+                lock.withLock { state.feedbackErrors += 1 }
+                continue
+            }
+            guard let (count, _) = received else { continue }
+            handleDatagram(&buffer, count: count)
+        }
+    }
+
+    /// One datagram from the receiver's side: SRTCP (or plain RTCP where the
+    /// share allows it). Anything malformed or unauthenticated is counted and dropped.
+    func handleDatagram(_ buffer: inout [UInt8], count: Int) {
+        guard count >= 8, buffer.withUnsafeBytes({ MuxedPacketKind.classify(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) == .rtcp else {
+            lock.withLock { state.feedbackDropped += 1 }
+            return
+        }
+        var length = count
+        if let unprotector = feedbackUnprotector {
+            var copy = buffer
+            if let plain = try? unprotector.unprotectRTCP(&copy, length: count) {
+                buffer = copy
+                length = plain
+            } else if !config.acceptPlainRTCP {
+                lock.withLock { state.feedbackUnauthenticated += 1 }
+                return
+            }
+        }
+        let packets: [RTCPPacket]
+        do {
+            packets = try buffer.withUnsafeBytes { try RTCPPacket.parseCompound(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        } catch {
+            lock.withLock { state.feedbackDropped += 1 }
+            return
+        }
+        for packet in packets { handle(packet) }
+    }
+
+    private func handle(_ packet: RTCPPacket) {
+        let now = clock.now
+        let ssrc = self.ssrc
+        switch packet {
+        case .pictureLossIndication(let pli) where pli.mediaSSRC == ssrc || pli.mediaSSRC == 0:
+            lock.withLock { state.plisReceived += 1 }
+            requestKeyframe(reason: "PLI")
+        case .fullIntraRequest(let fir) where fir.entries.contains { $0.ssrc == ssrc }:
+            lock.withLock { state.firsReceived += 1 }
+            requestKeyframe(reason: "FIR")
+        case .genericNACK(let nack) where nack.mediaSSRC == ssrc:
+            let lost = nack.lostSequenceNumbers
+            var resent = 0
+            var refused = 0
+            for sequence in lost {
+                guard lock.withLock({ state.mayRetransmit(bytes: PacketQueue.slotSize, at: now) }) else {
+                    refused += 1
+                    continue
+                }
+                if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
+                    _ = packet.withUnsafeBytes { bytes in
+                        queue.push(retransmission: true) { slot in
+                            slot.copyMemory(from: bytes)
+                            return bytes.count
+                        }
+                    }
+                    resent += 1
+                }
+            }
+            lock.withLock {
+                state.nacksReceived += 1
+                state.retransmissions += resent
+                state.retransmissionsRefused += refused
+            }
+        case .receiverReport(let rr):
+            for block in rr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
+        case .senderReport(let sr):
+            for block in sr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
+        case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
+            lock.withLock {
+                state.bandwidth.receiverEstimated(Int(clamping: remb.bitrate), at: now)
+                state.rembsReceived += 1
+            }
+        default:
+            break
+        }
+    }
+
+    private func receptionReported(_ block: ReceptionReport, now: Instant) {
+        lock.withLock {
+            let sending = Int(state.bitrateMeter.rate(at: now))
+            state.bandwidth.lossReported(block.lossRatio, sending: max(sending, BandwidthEstimator.minimumBitrate))
+            state.lastFractionLost = block.lossRatio
+            state.receiverReports += 1
+        }
+    }
+
+    // MARK: RTCP out
+
+    func sendReport(now: Instant) {
+        let report = lock.withLock {
+            SenderReport(ssrc: state.ssrc, ntpTime: NTPTime.now(), rtpTime: state.lastRTPTimestamp,
+                         packetCount: UInt32(truncatingIfNeeded: state.packetsSent),
+                         octetCount: UInt32(truncatingIfNeeded: state.octetsSent), reports: [])
+        }
+        guard var bytes = try? report.marshal() else { return }
+        sendRTCP(&bytes)
+    }
+
+    func sendGoodbye() {
+        guard var bytes = try? Goodbye(sources: [ssrc]).marshal() else { return }
+        sendRTCP(&bytes)
+    }
+
+    private func sendRTCP(_ bytes: inout [UInt8]) {
+        let length = bytes.count
+        var wire = length
+        if let protector {
+            bytes.append(contentsOf: [UInt8](repeating: 0, count: SRTPSession.maximumTrailerLength))
+            guard let protected = try? protector.protectRTCP(&bytes, length: length) else { return }
+            wire = protected
+        }
+        let destination = config.rtcpDestination ?? lock.withLock { state.destination }
+        try? bytes.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wire]), to: destination) }
+    }
+}

@@ -1,0 +1,98 @@
+import RTP
+import SRTP
+import Transport
+import Encoding
+import Media
+
+extension SenderConnection {
+    /// The figures behind the status lines for this receiver.
+    package func status(capturedFPS: Double, watchdog: String) -> ShareStatus {
+        let now = clock.now
+        return lock.withLock {
+            var s = ShareStatus()
+            s.width = state.encodedSize.0
+            s.height = state.encodedSize.1
+            s.sentFPS = state.sentMeter.rate(at: now)
+            s.fps = s.sentFPS
+            s.encodedFPS = state.encodedMeter.rate(at: now)
+            s.capturedFPS = capturedFPS
+            s.bitrate = Int(state.bitrateMeter.rate(at: now))
+            let target = state.bandwidth.target(at: now)
+            s.targetBitrate = target.bitrate
+            s.codec = config.codec.name
+            s.path = config.rtcpDestination == nil ? "direct" : "via SFU"
+            s.keyframesMade = state.keyframesMade
+            s.keyframesAsked = state.keyframesAsked
+            s.framesDroppedLate = state.framesDroppedLate
+            s.framesDroppedBusy = Int(pool.counters.droppedAllHeld)
+            s.packetsDroppedPacer = queue.dropped
+            s.watchdog = watchdog
+            s.framesSent = state.framesSent
+            s.framesEncoded = state.framesEncoded
+            s.glassToPacketP50 = state.glassToPacket.percentile(0.5)
+            s.glassToPacketP99 = state.glassToPacket.percentile(0.99)
+            s.limitation = limitation(target: target, now: now)
+            return s
+        }
+    }
+
+    /// Bandwidth limits a share when something below the cap sets the target;
+    /// the CPU does when encoding takes most of each frame period.
+    private func limitation(target: (bitrate: Int, limit: BandwidthEstimator.Limit), now: Instant) -> ShareStatus.Limitation {
+        let busy = state.encodeTime.rate(at: now) / 1_000_000
+        if busy > ConnectionState.cpuBusyFraction { return .cpu }
+        return target.limit == .cap ? .none : .bandwidth
+    }
+
+    /// Whether the link holds this connection back (the watchdog must not
+    /// mistake a starved link for a stuck encoder).
+    package var isHeldBackByLink: Bool {
+        let now = clock.now
+        return lock.withLock { state.bandwidth.target(at: now).limit != .cap } || queue.queued > PacketQueue.defaultCapacity / 2
+    }
+
+    /// Counters the watchdog and diagnostics read.
+    package var counters: (framesIn: Int, encoded: Int, sent: Int) {
+        lock.withLock { (state.framesIn, state.framesEncoded, state.framesSent) }
+    }
+}
+
+extension SenderConnection {
+    package func setPolicy(_ policy: SendPolicy) {
+        lock.withLock {
+            state.share.policy = policy
+            state.balancedScale = 1
+        }
+    }
+}
+
+extension SenderConnection {
+    package var destination: SocketAddress { lock.withLock { state.destination } }
+
+    /// The figures diagnostics show for this receiver.
+    package var diagnosticLines: [String] {
+        lock.withLock {
+            var lines = [
+                "SSRC \(state.ssrc), transceivers \(state.transceivers), encoder generation \(state.encodeGeneration), "
+                    + "abandoned encoders \(state.abandonedEncoders)",
+                "frames: in \(state.framesIn), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
+                    + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
+                    + "let fall for the rate \(state.framesSkippedForRate)",
+                "packets: sent \(state.packetsSent), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
+                    + "pacer drops \(queue.dropped), "
+                    + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
+                "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
+                    + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
+                    + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated)",
+                "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
+                    + "coalesced \(state.gate.requestsCoalesced)",
+            ]
+            if let e = state.encoderSettings {
+                lines.append("encoder: \(config.codec == .vp8 ? "libvpx VP8" : "x264 " + e.preset) \(e.width)×\(e.height) at \(e.fps) fps, \(e.bitrate / 1000) kbit/s, "
+                             + "\(e.profile.rawValue) level \(e.level), \(e.favourDetail ? "tuned for text" : "tuned for motion"), "
+                             + "errors \(state.encoderErrors)")
+            }
+            return lines
+        }
+    }
+}

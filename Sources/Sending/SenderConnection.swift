@@ -1,0 +1,367 @@
+import Events
+import Encoders
+import Encoding
+import Foundation
+import Media
+import RTP
+import SRTP
+import Transport
+import Synchronization
+import ControlProtocol
+
+/// Everything the share does for one receiver: its encoder (on a thread of
+/// its own), its pacer and SRTP protection (a second thread), and the
+/// feedback it reads back (a third). Removing or losing one receiver
+/// touches no other.
+public final class SenderConnection: @unchecked Sendable {
+    // Safety: mutable state below `lock` is only touched while holding it;
+    // a transceiver only by the encode thread it was handed to; the SRTP
+    // sessions each on the one thread named beside them.
+    public let config: ReceiverConfig
+    let clock: any MonotonicClock
+    let output: EventOutput
+    let pool: SurfacePool
+    let socket: UDPSocket
+    let protector: SRTPSession?         // send thread
+    let feedbackUnprotector: SRTPSession? // feedback thread
+    let queue: PacketQueue
+    let history = Mutex(PacketHistory())
+    private let latestFrame: @Sendable () -> Surface?
+
+    let lock = NSCondition()
+    var state: ConnectionState
+    private var firstTransceiver: Transceiver?
+    /// Threads still running, and those abandoned (an encode call that never returned).
+    private var liveThreads: Set<String> = []
+    private var abandonedThreads: Set<String> = []
+    let fault: EncoderFault?
+
+    package init(config: ReceiverConfig, share: ShareParameters, clock: any MonotonicClock, output: EventOutput,
+         pool: SurfacePool, fault: EncoderFault? = nil, latestFrame: @escaping @Sendable () -> Surface?) throws {
+        self.fault = fault
+        self.config = config
+        self.clock = clock
+        self.output = output
+        self.pool = pool
+        self.latestFrame = latestFrame
+        let bind = try config.bind ?? SocketAddress(host: config.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
+        socket = try UDPSocket(bindingTo: bind)
+        if let srtp = config.srtp {
+            protector = try SRTPSession(key: srtp, direction: .sender)
+            feedbackUnprotector = try SRTPSession(key: srtp, direction: .receiver)
+        } else {
+            protector = nil
+            feedbackUnprotector = nil
+        }
+        let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
+        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec)
+        firstTransceiver = first
+        state = ConnectionState(share: share, ssrc: ssrc, destination: config.destination, cap: config.bitrateCap, started: clock.now)
+        state.timestampBase = first.timestampBase
+        queue = PacketQueue(rate: state.pacingRate(now: clock.now))
+    }
+
+    public var localAddress: SocketAddress { socket.localAddress }
+    public var ssrc: UInt32 { lock.withLock { state.ssrc } }
+
+    package func start() {
+        let first = lock.withLock { () -> Transceiver in
+            defer { firstTransceiver = nil }
+            return firstTransceiver!
+        }
+        startEncoder(generation: 0, transceiver: first)
+        spawn("send-\(config.id)") { [self] in sendLoop() }
+        spawn("feedback-\(config.id)") { [self] in feedbackLoop() }
+    }
+
+    private func startEncoder(generation: Int, transceiver: Transceiver) {
+        spawn("encode-\(config.id)-\(generation)") { [self] in encodeLoop(generation: generation, transceiver: transceiver) }
+    }
+
+    private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        lock.withLock { _ = liveThreads.insert(name) }
+        let thread = Thread { [self] in
+            body()
+            lock.withLock {
+                liveThreads.remove(name)
+                lock.broadcast()
+            }
+        }
+        thread.name = name
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    /// Replaces the encode thread: the old one, if it is stuck inside an
+    /// encode call, is abandoned (counted), never waited for.
+    private func replaceEncoder(with transceiver: Transceiver, reason: String) {
+        let generation = lock.withLock { () -> Int in
+            let old = "encode-\(config.id)-\(state.encodeGeneration)"
+            if liveThreads.contains(old) && state.encodeBusySince != nil {
+                abandonedThreads.insert(old)
+                state.abandonedEncoders += 1
+            }
+            state.encodeGeneration += 1
+            state.encodeBusySince = nil
+            lock.broadcast()
+            return state.encodeGeneration
+        }
+        output.log(.info, "screen", "\(config.displayName): \(reason)")
+        startEncoder(generation: generation, transceiver: transceiver)
+    }
+
+    /// Recovery's fresh encoder: a new x264 instance on a new thread, same
+    /// SSRC, the screen scaled by `shrink.factor` until `shrink.until`.
+    public func freshEncoder(shrink: (factor: Double, until: Instant), reason: String) {
+        let transceiver = lock.withLock { () -> Transceiver in
+            state.shrink = shrink
+            state.gate.request(at: clock.now)
+            return Transceiver(ssrc: state.ssrc, payloadType: config.payloadType, codec: config.codec,
+                               continuing: (state.nextSequence, state.timestampBase))
+        }
+        replaceEncoder(with: transceiver, reason: "fresh encoder (\(reason))")
+    }
+
+    public func restoreFullSize() {
+        lock.withLock { state.shrink = nil }
+    }
+
+    /// A new transceiver: a new SSRC, sequence and encoder, so a new decoder
+    /// at the receiver. Returns the new SSRC, which the call client must tell the peer.
+    @discardableResult
+    public func newTransceiver(reason: String) -> UInt32 {
+        let transceiver = lock.withLock { () -> Transceiver in
+            var ssrc = UInt32.random(in: 1...UInt32.max)
+            while ssrc == state.ssrc { ssrc = UInt32.random(in: 1...UInt32.max) }
+            state.ssrc = ssrc
+            state.transceivers += 1
+            state.gate.request(at: clock.now)
+            let transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec)
+            state.timestampBase = transceiver.timestampBase
+            return transceiver
+        }
+        queue.clear()
+        replaceEncoder(with: transceiver, reason: "new transceiver, SSRC \(transceiver.ssrc) (\(reason))")
+        return transceiver.ssrc
+    }
+
+    /// The receiver moved (a relay renewed, an address changed): send there from now on.
+    public func setDestination(_ destination: SocketAddress) {
+        lock.withLock { state.destination = destination }
+    }
+
+    /// Stops every thread, sends RTCP BYE, and releases held surfaces.
+    package func stop() {
+        lock.withLock {
+            state.running = false
+            lock.broadcast()
+        }
+        queue.close()
+        lock.withLock {
+            while !liveThreads.subtracting(abandonedThreads).isEmpty { lock.wait() }
+        }
+        sendGoodbye()
+        lock.withLock {
+            if let pending = state.pending {
+                pool.release(pending)
+                state.pending = nil
+            }
+        }
+        socket.close()
+    }
+
+    // MARK: Frames in
+
+    /// A new capture: it replaces any frame still waiting (the newest wins;
+    /// a queue of old frames would only add delay).
+    func offer(_ surface: Surface) {
+        pool.hold(surface)
+        lock.withLock {
+            if let old = state.pending {
+                pool.release(old)
+                state.framesSuperseded += 1
+            }
+            state.pending = surface
+            state.framesIn += 1
+            lock.broadcast()
+        }
+    }
+
+    public func requestKeyframe(reason: String) {
+        lock.withLock {
+            state.keyframesAsked += 1
+            state.gate.request(at: clock.now)
+            lock.broadcast()
+        }
+        output.log(.debug, "rtp", "\(config.displayName): keyframe asked for (\(reason))")
+    }
+
+    // MARK: Encode thread
+
+    private func encodeLoop(generation: Int, transceiver: Transceiver) {
+        var lastEncode = clock.now
+        while true {
+            lock.lock()
+            var surface: Surface?
+            var isRepeat = false
+            while state.running && state.encodeGeneration == generation {
+                let now = clock.now
+                if let p = state.pending {
+                    surface = p
+                    state.pending = nil
+                    break
+                }
+                let keyframeDue = state.gate.isPending && state.gate.shouldEncodeKeyframe(at: now)
+                let repeatDue = now - lastEncode >= ConnectionState.stillRepeatInterval
+                if keyframeDue || repeatDue, let latest = latestFrame() {
+                    surface = latest
+                    isRepeat = true
+                    break
+                }
+                var wake = lastEncode + ConnectionState.stillRepeatInterval
+                if let k = state.gate.earliestKeyframe(), k < wake { wake = max(k, now) }
+                _ = lock.wait(until: Date(timeIntervalSinceNow: max(0.001, (wake - now).inSeconds)))
+            }
+            guard state.running, state.encodeGeneration == generation, let frame = surface else {
+                lock.unlock()
+                if let surface { pool.release(surface) }
+                return
+            }
+            let now = clock.now
+            let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now)
+            let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, codec: config.codec, now: now, levelLimit: config.levelLimit)
+            let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
+            state.encodeBusySince = tooSoon ? nil : now
+            if tooSoon { state.framesSkippedForRate += 1 }
+            lock.unlock()
+            defer { pool.release(frame) }
+            if tooSoon { continue }
+
+            if !isRepeat && FrameLateness.isLate(captureTime: frame.captureTime, now: now) {
+                pool.countLateDrop()
+                lock.withLock {
+                    state.framesDroppedLate += 1
+                    state.encodeBusySince = nil
+                }
+                continue
+            }
+            if generation == 0, let fault, now - state.started >= fault.after {
+                injectFault(fault, generation: generation)
+                continue
+            }
+            encode(frame, with: transceiver, settings: plan, keyframe: wantKeyframe, isRepeat: isRepeat, started: now)
+            lastEncode = clock.now
+        }
+    }
+
+    /// The first encoder's fault: it produces nothing, or its call never returns.
+    private func injectFault(_ fault: EncoderFault, generation: Int) {
+        switch fault {
+        case .stops:
+            lock.withLock { state.encodeBusySince = nil }
+        case .hangs:
+            lock.withLock {
+                while state.running { lock.wait() }
+            }
+        }
+    }
+
+    private func encode(_ frame: Surface, with transceiver: Transceiver, settings: EncoderSettings, keyframe: Bool, isRepeat: Bool, started: Instant) {
+        do {
+            try transceiver.configure(settings)
+            let result = try transceiver.encode(frame, at: isRepeat ? started : frame.captureTime, keyframe: keyframe) { packet in
+                queue.push { slot in
+                    slot.copyMemory(from: packet)
+                    return packet.count
+                }
+            }
+            let now = clock.now
+            lock.withLock {
+                state.encodeBusySince = nil
+                state.encoderSettings = settings
+                state.encodeTime.record(Int((now - started).nanoseconds / 1000), at: now)
+                guard result.encoded else { return }
+                state.encodedMeter.record(at: now)
+                state.framesEncoded += 1
+                if isRepeat {
+                    state.stillRepeats += 1
+                } else {
+                    state.glassToPacket.frameEncoded(timestamp: result.timestamp, captured: frame.captureTime)
+                }
+                if result.keyframe {
+                    state.gate.keyframeEncoded(at: now)
+                    state.keyframesMade += 1
+                }
+                state.encodedSize = (settings.width, settings.height)
+            }
+        } catch {
+            lock.withLock {
+                state.encodeBusySince = nil
+                state.encoderErrors += 1
+            }
+            output.log(.error, "screen", "\(config.displayName): \(error)")
+        }
+    }
+
+    // MARK: Send thread (pacer, SRTP, SR)
+
+    private func sendLoop() {
+        var buffer = [UInt8](repeating: 0, count: PacketQueue.slotSize + SRTPSession.maximumTrailerLength)
+        var nextReport = clock.now + ConnectionState.senderReportInterval
+        while lock.withLock({ state.running }) {
+            let now = clock.now
+            if now >= nextReport {
+                sendReport(now: now)
+                nextReport = now + ConnectionState.senderReportInterval
+            }
+            queue.setRate(lock.withLock { state.pacingRate(now: now) })
+            switch queue.pop(into: &buffer, now: now) {
+            case .packet(let length, let retransmission):
+                send(&buffer, length: length, retransmission: retransmission)
+            case .wait(let until):
+                Thread.sleep(forTimeInterval: max(0.0002, (until - now).inSeconds))
+            case .empty:
+                queue.waitForPacket(timeout: 0.05)
+            }
+        }
+    }
+
+    private func send(_ buffer: inout [UInt8], length: Int, retransmission: Bool) {
+        let marker = buffer[1] & 0x80 != 0
+        let sequence = UInt16(buffer[2]) << 8 | UInt16(buffer[3])
+        if !retransmission {
+            buffer.withUnsafeBytes { bytes in
+                history.withLock { _ = $0.store(UnsafeRawBufferPointer(rebasing: bytes[0..<length]), sequenceNumber: sequence) }
+            }
+        }
+        buffer.withUnsafeMutableBytes { AbsoluteSendTime.stamp(UnsafeMutableRawBufferPointer(rebasing: $0[0..<length]), at: clock.now) }
+        var wireLength = length
+        if let protector {
+            guard let protected = try? protector.protectRTP(&buffer, length: length) else {
+                lock.withLock { state.protectErrors += 1 }
+                return
+            }
+            wireLength = protected
+        }
+        let now = clock.now
+        do {
+            let destination = lock.withLock { state.destination }
+            try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: destination) }
+            lock.withLock {
+                state.bitrateMeter.record(wireLength * 8, at: now)
+                guard !retransmission else { return }
+                state.nextSequence = sequence &+ 1
+                state.packetsSent += 1
+                state.octetsSent += length - RTPHeader.fixedSize
+                state.lastRTPTimestamp = UInt32(buffer[4]) << 24 | UInt32(buffer[5]) << 16 | UInt32(buffer[6]) << 8 | UInt32(buffer[7])
+                if marker {
+                    state.glassToPacket.lastPacketSent(timestamp: state.lastRTPTimestamp, at: now)
+                    state.framesSent += 1
+                    state.sentMeter.record(at: now)
+                }
+            }
+        } catch {
+            lock.withLock { state.sendErrors += 1 }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Encoders
+import Encoding
+import YUV
+import ControlProtocol
+import Media
+
+/// The encoder a receiver's codec asks for: x264 for H.264, libvpx for VP8.
+enum VideoEncoder {
+    case h264(H264Encoder)
+    case vp8(VP8Encoder)
+
+    init(_ codec: ReceiverConfig.Codec, settings: EncoderSettings) throws(CodecError) {
+        switch codec {
+        case .h264: self = .h264(try H264Encoder(settings: settings))
+        case .vp8: self = .vp8(try VP8Encoder(settings: settings))
+        }
+    }
+
+    var settings: EncoderSettings {
+        switch self {
+        case .h264(let e): e.settings
+        case .vp8(let e): e.settings
+        }
+    }
+
+    func setBitrate(_ bitrate: Int) throws(CodecError) {
+        switch self {
+        case .h264(let e): try e.setBitrate(bitrate)
+        case .vp8(let e): try e.setBitrate(bitrate)
+        }
+    }
+
+    func encode(_ picture: I420Picture, rtpTimestamp: UInt32, keyframe: Bool) throws(CodecError) -> EncodedFrame? {
+        switch self {
+        case .h264(let e): try e.encode(picture, rtpTimestamp: rtpTimestamp, pts: Int64(rtpTimestamp), keyframe: keyframe)
+        case .vp8(let e): try e.encode(picture, rtpTimestamp: rtpTimestamp, keyframe: keyframe)
+        }
+    }
+}
