@@ -6,6 +6,7 @@
 //       [--remote SOCKET-PATH]
 import Capture
 import Foundation
+import CapturePipeWire
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("pipewire-test-producer: \(message)\n".utf8))

@@ -6,6 +6,8 @@
 //   portal-stand-in --node N --pipewire-socket PATH [--cancel | --never-answer] [--cursor-modes BITS]
 import Capture
 import Foundation
+import CapturePipeWire
+import TestSupport
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("portal-stand-in: \(message)\n".utf8))
