@@ -22,7 +22,7 @@ public protocol CaptureSink: AnyObject, Sendable {
     func captureFailed(_ error: CaptureError)
 }
 
-/// SPEC §2 caps: frames at most 1920 on the long side and 30 a second.
+/// docs/behaviour.md §2.2 caps: frames at most 1920 on the long side and 30 a second.
 public enum CaptureLimits {
     public static let maxLongSide = 1920
     public static let maxFPS = 30

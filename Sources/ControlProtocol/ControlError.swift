@@ -23,7 +23,7 @@ public struct ControlError: Error, Sendable, Equatable, CustomStringConvertible 
         case alreadySharing
         /// A command that needs a share before `start`.
         case notSharing
-        /// Plain RTP where it is not allowed (SPEC §5).
+        /// Plain RTP where it is not allowed (docs/behaviour.md §8.4).
         case insecureRefused
         /// The receiver offers no codec this sender can send.
         case noCommonCodec

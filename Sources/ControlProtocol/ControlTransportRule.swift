@@ -2,7 +2,7 @@ import RTP
 import SRTP
 import Transport
 
-/// SPEC §5: plain RTP only to loopback, unless the command says
+/// docs/behaviour.md §8.4: plain RTP only to loopback, unless the command says
 /// `"insecure": true` and the daemon was started with `--allow-unencrypted`.
 public enum ControlTransportRule {
     public static func check(_ add: AddReceiver, allowUnencrypted: Bool) -> ControlError? {

@@ -6,7 +6,7 @@ import Media
 /// libvpx's VP8 encoder set up for live screen sharing: the realtime
 /// deadline, screen-content mode, error-resilient partitions, CBR at the
 /// target bitrate, no lag, keyframes only when asked for. For a receiver
-/// that does not take H.264 (SPEC §1).
+/// that does not take H.264 (docs/behaviour.md §3.5).
 public final class VP8Encoder: @unchecked Sendable {
     // Safety: an encoder is driven from one thread at a time.
     public private(set) var settings: EncoderSettings

@@ -1,6 +1,6 @@
 import Media
 
-/// Decides when a keyframe request becomes an IDR (SPEC §5): at once when
+/// Decides when a keyframe request becomes an IDR (docs/behaviour.md §7.4): at once when
 /// the last IDR is at least 300 ms old, otherwise when it turns 300 ms old.
 /// However many receivers ask, and however often (Chromium repeats a PLI
 /// about every 200 ms while it waits), one IDR answers them all.

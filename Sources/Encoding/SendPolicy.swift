@@ -1,5 +1,5 @@
 /// What a share gives up when the link or the encoder cannot carry
-/// everything (SPEC §3). Switchable on a running share; no renegotiation.
+/// everything (docs/behaviour.md §3.1). Switchable on a running share; no renegotiation.
 public enum SendPolicy: String, Sendable, CaseIterable {
     /// Holds the frame rate; full size while the link allows, smaller when it does not.
     case balanced

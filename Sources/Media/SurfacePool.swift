@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The six-surface queue of SPEC §2.
+/// The six-surface queue of docs/behaviour.md §2.3.
 ///
 /// Capture writes into a free surface; encoders and the still-frame repeat
 /// hold surfaces while they use them. When every surface is held, the

@@ -1,6 +1,6 @@
 import Media
 
-/// Restarts a capture that has gone silent (SPEC §4, the sender's own watchdog).
+/// Restarts a capture that has gone silent (docs/behaviour.md §4.2, the sender's own watchdog).
 ///
 /// Told of every real capture and of a damage-driven source's "alive, nothing
 /// changed" heartbeat; ticked once a second. A capture that reports nothing for
@@ -11,10 +11,10 @@ import Media
 /// frame whether or not the capture is alive, so counting it would hide a
 /// capture that has stopped.
 public struct CaptureWatchdog: Sendable {
-    /// SPEC §4: a capture that reports nothing for 3 s is restarted. Long enough
+    /// docs/behaviour.md §4.2: a capture that reports nothing for 3 s is restarted. Long enough
     /// that a 1 s tick cannot fire between two frames of a 1 fps source.
     public static let captureSilenceLimit: Duration = .seconds(3)
-    /// SPEC §4 gives no separate figure; a restart is given the same 3 s to
+    /// docs/behaviour.md §4.2 gives no separate figure; a restart is given the same 3 s to
     /// report before the next, so a source that takes a moment to reopen is not
     /// restarted again while it is still opening.
     public static let restartRetryInterval: Duration = .seconds(3)

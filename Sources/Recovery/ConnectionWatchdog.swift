@@ -1,7 +1,7 @@
 import Media
 
 /// Puts right one receiver connection whose screen has stopped leaving while
-/// frames still come in (SPEC §4, the sender's own watchdog).
+/// frames still come in (docs/behaviour.md §4.3, the sender's own watchdog).
 ///
 /// Ticked once a second with the connection's running counters. A connection
 /// that takes frames in and encodes or sends none for `stopLimit` — past its
@@ -10,19 +10,19 @@ import Media
 /// `shrinkDuration`, then a new transceiver. Frames encoded and sent again
 /// stand it down.
 public struct ConnectionWatchdog: Sendable {
-    /// SPEC §4: a new connection is left alone for its first 10 s, while ICE,
+    /// docs/behaviour.md §4.3: a new connection is left alone for its first 10 s, while ICE,
     /// DTLS and the first keyframe are still settling.
     public static let startupGrace: Duration = .seconds(10)
-    /// SPEC §4: 5 s of frames in and nothing out. Longer than the capture's 3 s
+    /// docs/behaviour.md §4.3: 5 s of frames in and nothing out. Longer than the capture's 3 s
     /// so a capture restart is tried before the encoder is blamed.
     public static let stopLimit: Duration = .seconds(5)
-    /// SPEC §4: 3 s between steps, so each has a second or two to show a
+    /// docs/behaviour.md §4.3: 3 s between steps, so each has a second or two to show a
     /// result on a 1 s tick before the next, heavier one.
     public static let stepSpacing: Duration = .seconds(3)
-    /// SPEC §4: the fresh encoder makes the screen a third smaller, so an
+    /// docs/behaviour.md §4.3: the fresh encoder makes the screen a third smaller, so an
     /// encoder stuck on its frame size or bitrate starts from an easier point.
     public static let freshEncoderShrink = 1.0 / 3.0
-    /// SPEC §4: the smaller screen lasts 30 s, then full size comes back.
+    /// docs/behaviour.md §4.3: the smaller screen lasts 30 s, then full size comes back.
     public static let shrinkDuration: Duration = .seconds(30)
 
     /// The connection's running totals, read by the I/O layer at each tick.

@@ -1,6 +1,6 @@
 import Media
 
-/// The receiver's side of a stall (SPEC §4): notices that a shared screen has
+/// The receiver's side of a stall (docs/behaviour.md §6.1): notices that a shared screen has
 /// decoded nothing, reports it to the sharer, and withdraws the report when
 /// the picture moves again or the report has been held long enough.
 ///
@@ -9,10 +9,10 @@ import Media
 /// count starts again from zero, and reading that as "no new frames" kept a
 /// mended view reported as stalled.
 public struct ScreenStallDetector: Sendable {
-    /// SPEC §4: 4 s with nothing decoded. The sender repeats a still screen
+    /// docs/behaviour.md §6.1: 4 s with nothing decoded. The sender repeats a still screen
     /// once a second, so a healthy view never goes this long.
     public static let stallLimit: Duration = .seconds(4)
-    /// SPEC §4: the report is held for up to 3 minutes, then withdrawn, so a
+    /// docs/behaviour.md §6.1: the report is held for up to 3 minutes, then withdrawn, so a
     /// view that never comes back does not keep the sharer's ladder running.
     public static let reportHoldLimit: Duration = .seconds(180)
     /// What is still arriving is logged this often while stalled: enough to

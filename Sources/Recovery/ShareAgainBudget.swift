@@ -7,7 +7,7 @@ import Media
 /// per person: two receivers stalling at once get one share-again between them.
 /// The I/O layer keeps one per share and lends it to each ladder's `tick`.
 public struct ShareAgainBudget: Equatable, Sendable {
-    /// SPEC §4: at most once every five minutes, so a receiver that keeps
+    /// docs/behaviour.md §5.3: at most once every five minutes, so a receiver that keeps
     /// stalling cannot keep interrupting everyone else's view.
     public static let minimumSpacing: Duration = .seconds(300)
 

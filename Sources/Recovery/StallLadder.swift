@@ -1,6 +1,6 @@
 import Media
 
-/// The recovery ladder for one receiver's `screenStalled` report (SPEC §4).
+/// The recovery ladder for one receiver's `screenStalled` report (docs/behaviour.md §5.2).
 ///
 /// On the report: keyframes, and the notice that the view is recovering.
 /// Still reported `rebuildAfterFirstKeyframe` after the first keyframe: that
@@ -28,17 +28,17 @@ public struct StallLadder: Sendable {
     /// last one before asking again, and keeps this ladder far below the
     /// encoder's own one IDR per 300 ms, so it never causes a keyframe storm.
     public static let keyframeRepeatInterval: Duration = .seconds(2)
-    /// SPEC §4: keyframes get 6 s to mend the view before the rebuild.
+    /// docs/behaviour.md §5.2: keyframes get 6 s to mend the view before the rebuild.
     public static let rebuildAfterFirstKeyframe: Duration = .seconds(6)
-    /// SPEC §4: the rebuild gets 10 s (a new transceiver, and a new receiver
+    /// docs/behaviour.md §5.2: the rebuild gets 10 s (a new transceiver, and a new receiver
     /// and decoder there) before everyone is shared again.
     public static let shareAgainAfterRebuild: Duration = .seconds(10)
-    /// SPEC §4: the share-again gets 10 s before the sharer is told to act.
+    /// docs/behaviour.md §5.2: the share-again gets 10 s before the sharer is told to act.
     public static let giveUpAfterShareAgain: Duration = .seconds(10)
-    /// SPEC §4's gate: restore the view within 30 s of the report, or say so.
+    /// docs/behaviour.md §5.6 gate: restore the view within 30 s of the report, or say so.
     /// Steps that waited push the give-up notice later, never past this.
     public static let giveUpDeadline: Duration = .seconds(30)
-    /// SPEC §4: a rebuild at most once a minute per person, so a receiver
+    /// docs/behaviour.md §5.3: a rebuild at most once a minute per person, so a receiver
     /// whose decoder keeps wedging is not rebuilt in a loop.
     public static let rebuildMinimumSpacing: Duration = .seconds(60)
 

@@ -1,4 +1,4 @@
-/// What the sharer is told about a receiver's stalled view, in SPEC §4's words.
+/// What the sharer is told about a receiver's stalled view, in docs/behaviour.md §5.5 words.
 public enum StallNotice: Equatable, Sendable {
     /// Keyframes are on their way.
     case recovering(receiver: String)

@@ -21,7 +21,7 @@ public struct ShareParameters: Sendable {
 
 /// One connection's figures and decisions, guarded by the connection's lock.
 struct ConnectionState {
-    /// SPEC §2: the last frame is encoded again once a second while the screen is still.
+    /// docs/behaviour.md §2.5: the last frame is encoded again once a second while the screen is still.
     static let stillRepeatInterval: Duration = .seconds(1)
     /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
     static let senderReportInterval: Duration = .seconds(1)

@@ -1,5 +1,5 @@
 import Events
-/// The two status lines of SPEC §3, and the figures behind them.
+/// The two status lines of docs/behaviour.md §3.8, and the figures behind them.
 public struct ShareStatus: Sendable, Equatable {
     public enum Limitation: String, Sendable {
         case none = ""

@@ -7,7 +7,7 @@ import YUV
 import Capture
 import TestSupport
 
-/// SPEC §3's level limits, checked in the SPS x264 really wrote: area and
+/// The level limits of docs/behaviour.md §3.4, checked in the SPS x264 really wrote: area and
 /// rate, not only the long side, and the level the stream claims is the
 /// level it is.
 struct LevelTableTests {

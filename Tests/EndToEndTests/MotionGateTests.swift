@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §3's motion floors over a real bottleneck: `Tools/motion-bench --gate`
+/// docs/behaviour.md §3.7 motion floors over a real bottleneck: `Tools/motion-bench --gate`
 /// makes two network namespaces joined by a veth pair, shapes the sender's
 /// side to 1.5 Mbit/s with tc tbf, and runs a share per policy into
 /// `screen-receiver --quality motion`. It needs root (namespaces, tc); without

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §4's gates: real processes over real UDP, a receiver whose decoder
+/// docs/behaviour.md §5.6 gates: real processes over real UDP, a receiver whose decoder
 /// is wedged, and the ladder must restore the view within 30 s of the wedge
 /// or say that it cannot — with no new share by the user.
 @Suite(.serialized) struct RecoveryGateTests {

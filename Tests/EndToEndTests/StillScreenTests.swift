@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §2's still-frame repeat: a still screen is encoded again once a
+/// docs/behaviour.md §2.5 still-frame repeat: a still screen is encoded again once a
 /// second, and a keyframe asked for on a still screen comes at once.
 @Suite(.serialized) struct StillScreenTests {
     @Test func stillScreenRepeatsOnceASecondAndAnswersAPLIWithin100ms() throws {

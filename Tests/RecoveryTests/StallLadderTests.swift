@@ -36,7 +36,7 @@ func stallReportedAfterKeyframe_rebuildsAtSixSeconds_sharesAgainAtSixteen_givesU
 }
 
 @Test func noticeTexts_areSpecWordsExactly() {
-    // SPEC §4 uses an ASCII apostrophe, an em dash and a one-character ellipsis.
+    // docs/behaviour.md §5.5 uses an ASCII apostrophe, an em dash and a one-character ellipsis.
     #expect(StallNotice.recovering(receiver: "Vicky").text == "Vicky\u{27}s view of your screen stalled \u{2014} recovering")
     #expect(StallNotice.restarting(receiver: "Samuel").text == "Restarting your share for Samuel\u{2026}")
     #expect(StallNotice.couldNotRestore(receiver: "Samuel").text

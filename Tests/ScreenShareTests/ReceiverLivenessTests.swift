@@ -2,7 +2,7 @@ import Media
 @testable import ScreenShare
 import Testing
 
-/// A receiver that vanishes is timed out (SPEC §6), on a simulated clock.
+/// A receiver that vanishes is timed out (docs/behaviour.md §8.5), on a simulated clock.
 struct ReceiverLivenessTests {
     @Test func silentForFifteenSecondsAfterFeedback_isLost() {
         var liveness = ReceiverLiveness()

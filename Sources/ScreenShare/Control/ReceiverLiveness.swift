@@ -1,6 +1,6 @@
 import Media
 
-/// Notices a receiver that has vanished (SPEC §6): one that sent RTCP and
+/// Notices a receiver that has vanished (docs/behaviour.md §8.5): one that sent RTCP and
 /// then fell silent for `timeout`. A receiver that never sends RTCP (a plain
 /// GStreamer pipeline) is never timed out: silence is all it ever says.
 struct ReceiverLiveness {
