@@ -1,0 +1,94 @@
+"""ffprobe opening the SDP file screenshare writes: codec, size and the
+SPS level against the true level of H.264's Table A-1."""
+import json
+import os
+import subprocess
+import time
+
+from interop.check import SSRC
+from interop.sender import stop_sender
+
+
+# H.264 Table A-1: level, MaxFS (macroblocks), MaxMBPS.
+LEVELS = [(10, 99, 1485), (11, 396, 3000), (12, 396, 6000), (13, 396, 11880), (20, 396, 11880), (21, 792, 19800),
+          (22, 1620, 20250), (30, 1620, 40500), (31, 3600, 108000), (32, 5120, 216000), (40, 8192, 245760),
+          (41, 8192, 245760), (42, 8704, 522240), (50, 22080, 589824), (51, 36864, 983040)]
+
+
+def true_level(width, height, fps):
+    mbs = ((width + 15) // 16) * ((height + 15) // 16)
+    for level, max_fs, max_mbps in LEVELS:
+        if mbs <= max_fs and mbs * fps <= max_mbps:
+            return level
+    return None
+
+
+def run_ffprobe(check, policy, extra=()):
+    check.row.update(peer="ffprobe (SDP)", policy=policy)
+    port = 5004
+    sdp = os.path.join(check.work, "screenshare.sdp")
+    sender = check.sender(["--size", "1920x1080", "--scenario", "motion", "--policy", policy,
+                           "--to", "127.0.0.1:%d" % port, "--ssrc", str(SSRC), "--sdp", sdp] + list(extra))
+    deadline = time.monotonic() + 10
+    while not os.path.exists(sdp) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not check.expect(os.path.exists(sdp), "screenshare wrote no SDP"):
+        return
+    time.sleep(0.2)
+    probe = check.start("ffprobe", ["ffprobe", "-hide_banner", "-loglevel", "warning", "-protocol_whitelist",
+                                    "file,udp,rtp", "-read_intervals", "%+4", "-count_frames", "-of", "json",
+                                    "-show_entries", "stream=codec_name,profile,level,width,height,nb_read_frames",
+                                    sdp])
+    opened = time.monotonic()
+    # A receiver that joins asks for a keyframe, as a call client does for a new participant.
+    for _ in range(3):
+        time.sleep(0.5)
+        sender.send("keyframe")
+    try:
+        probe.proc.wait(20)
+    except subprocess.TimeoutExpired:
+        pass
+    probe.stop()
+    figures, status = stop_sender(check, sender)
+    text = "\n".join(line for _, line in probe.output())
+    try:
+        stream = json.loads(text[text.index("{"):])["streams"][0]
+    except (ValueError, KeyError, IndexError):
+        check.failures.append("ffprobe printed no stream: " + text[-300:])
+        return
+    width, height, level = stream.get("width", 0), stream.get("height", 0), stream.get("level", 0)
+    frames = int(stream.get("nb_read_frames", 0) or 0)
+    fps = figures.get("encoder_fps") or 30
+    check.row.update(decoded=frames, size="%dx%d" % (width, height), sent=status.get("framesSent"))
+    check.note("level %s (%s), encoder fps %d" % (level, stream.get("profile"), fps))
+    check.expect(stream.get("codec_name") == "h264", "codec %r" % stream.get("codec_name"))
+    check.expect(frames >= 60, "ffprobe decoded only %d frames in its 4 s" % frames)
+    return stream, width, height, level, fps, figures
+
+
+def check_ffprobe_balanced(check):
+    """ffprobe opens the SDP screenshare wrote: 1920×1080, Balanced, SPS level is the true level (4.0 at 30 fps)."""
+    out = run_ffprobe(check, "balanced")
+    if not out:
+        return
+    stream, width, height, level, fps, figures = out
+    check.expect((width, height) == (1920, 1080), "size %dx%d, not 1920x1080" % (width, height))
+    expected = true_level(width, height, fps)
+    check.expect(level == expected, "SPS level %s, but %dx%d at %d fps is level %s" % (level, width, height, fps, expected))
+
+
+def check_ffprobe_motion(check):
+    """ffprobe opens the SDP: Motion holds ≤ 1280 on the long side within level 3.1 (ffprobe level 31)."""
+    out = run_ffprobe(check, "motion")
+    if not out:
+        return
+    stream, width, height, level, fps, figures = out
+    check.expect(0 < max(width, height) <= 1280, "size %dx%d is over 1280 on the long side" % (width, height))
+    check.expect(((width + 15) // 16) * ((height + 15) // 16) <= 3600, "%dx%d is over 3600 macroblocks" % (width, height))
+    check.expect(level == 31, "SPS level %s, not 31" % level)
+
+
+CHECKS = [
+    ("ffprobe-balanced", check_ffprobe_balanced, "ffprobe"),
+    ("ffprobe-motion", check_ffprobe_motion, "ffprobe"),
+]
