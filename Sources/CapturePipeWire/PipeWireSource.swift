@@ -85,7 +85,7 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
         let consumer = try PipeWireConsumer(target: target, remoteFD: try remote(), fps: fps,
                                             linksItself: linksItself, stallLimit: stallLimit, output: output)
         let ticker = FrameTicker(fps: fps, name: "capture-pipewire-health")
-        ticker.start { _ in
+        ticker.start(on: output.clock) { _ in
             switch consumer.check() {
             case .delivering, .silent: break
             case .idle: output.idle()

@@ -51,7 +51,7 @@ public final class X11Source: CaptureSource {
             $0.capture = capture
             $0.frameSize = capture.frameSize
         }
-        ticker.start { [self] frame in
+        ticker.start(on: output.clock) { [self] frame in
             capture.tick(frame, output: output)
             let size = capture.frameSize
             state.withLock { $0.frameSize = size }

@@ -57,6 +57,11 @@ public struct PacketHistory: Sendable {
         return try slot.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<slot.length])) }
     }
 
+    /// Forgets every packet (a new SSRC's numbers start again).
+    public mutating func clear() {
+        for i in slots.indices { slots[i].occupied = false }
+    }
+
     /// A copy of the stored packet, for callers off the hot path.
     public func packet(sequenceNumber: UInt16) -> [UInt8]? {
         withPacket(sequenceNumber: sequenceNumber) { Array($0) }

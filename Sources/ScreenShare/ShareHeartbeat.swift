@@ -1,4 +1,3 @@
-import Foundation
 import Media
 
 /// The running share's pulse, for `share` and `serve` alike: the recovery
@@ -11,11 +10,12 @@ final class ShareHeartbeat: @unchecked Sendable {
     static let statusInterval: Duration = .seconds(1)
 
     private let clock: any MonotonicClock
-    private let condition = NSCondition()
+    private let condition: ClockCondition
     private var stopped = false
 
     init(clock: any MonotonicClock) {
         self.clock = clock
+        condition = clock.makeCondition()
     }
 
     /// Beats until stopped, or until `status` returns false.
@@ -24,9 +24,7 @@ final class ShareHeartbeat: @unchecked Sendable {
         var nextStatus = clock.now + ShareHeartbeat.statusInterval
         while true {
             let done = condition.withLock { () -> Bool in
-                if !stopped {
-                    _ = condition.wait(until: Date(timeIntervalSinceNow: max(0, (nextTick - clock.now).inSeconds)))
-                }
+                if !stopped { condition.wait(until: nextTick) }
                 return stopped
             }
             if done { return }

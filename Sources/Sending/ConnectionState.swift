@@ -41,7 +41,9 @@ struct ConnectionState {
     static let cpuBusyFraction = 0.8
 
     var share: ShareParameters
-    var ssrc: UInt32
+    /// The stream now sent; replaced by a rebuild or share-again.
+    var transceiver: Transceiver
+    var ssrc: UInt32 { transceiver.ssrc }
     var destination: SocketAddress
     var bandwidth: BandwidthEstimator
     let started: Instant
@@ -54,8 +56,6 @@ struct ConnectionState {
     var encodeBusySince: Instant?
     var abandonedEncoders = 0
     var transceivers = 1
-    var nextSequence: UInt16 = 0
-    var timestampBase: UInt32 = 0
     var encoderSettings: EncoderSettings?
     /// Recovery's "a third smaller for 30 s": the scale, and until when.
     var shrink: (factor: Double, until: Instant)?
@@ -100,9 +100,9 @@ struct ConnectionState {
     /// Microseconds spent encoding, a second: how busy the encoder is.
     var encodeTime = RateMeter()
 
-    init(share: ShareParameters, ssrc: UInt32, destination: SocketAddress, cap: Int, started: Instant) {
+    init(share: ShareParameters, transceiver: Transceiver, destination: SocketAddress, cap: Int, started: Instant) {
         self.share = share
-        self.ssrc = ssrc
+        self.transceiver = transceiver
         self.destination = destination
         bandwidth = BandwidthEstimator(cap: cap)
         self.started = started

@@ -1,8 +1,5 @@
-import Foundation
 import Media
 import RTP
-import SRTP
-import Transport
 
 /// The pacer's queue: plain RTP packets waiting to be protected and sent,
 /// in slots allocated once, released at the `Pacer`'s rate. Bounded: when
@@ -14,66 +11,64 @@ final class PacketQueue: @unchecked Sendable {
     static let defaultCapacity = 1024
 
     enum Next {
-        case packet(length: Int, retransmission: Bool)
+        case packet(length: Int, info: PacketInfo)
         case wait(until: Instant)
         case empty
     }
 
-    private let condition = NSCondition()
+    private let condition: ClockCondition
     private var slots: [[UInt8]]
     private var lengths: [Int]
-    private var retransmissions: [Bool]
+    private var infos: [PacketInfo]
     private var head = 0
     private var pacer: Pacer
     private var closed = false
 
-    init(capacity: Int = PacketQueue.defaultCapacity, rate: Int) {
+    init(capacity: Int = PacketQueue.defaultCapacity, rate: Int, clock: any MonotonicClock) {
+        condition = clock.makeCondition()
         slots = (0..<capacity).map { _ in [UInt8](repeating: 0, count: PacketQueue.slotSize) }
         lengths = [Int](repeating: 0, count: capacity)
-        retransmissions = [Bool](repeating: false, count: capacity)
+        infos = [PacketInfo](repeating: PacketInfo(sequence: 0, timestamp: 0, marker: false, retransmission: false), count: capacity)
         pacer = Pacer(rateBitsPerSecond: Double(max(rate, 1)), queueCapacity: capacity)
     }
 
     /// Writes a packet with `build` (which returns its length) at the tail.
-    /// A retransmission (an answer to a NACK) is not a new frame's packet.
     @discardableResult
-    func push(retransmission: Bool = false, _ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        let index = (head + pacer.queuedPackets) % slots.count
-        guard pacer.queuedPackets < slots.count else {
-            pacer.enqueue(size: 0)
-            return false
+    func push(_ info: PacketInfo, _ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+        condition.withLock {
+            let index = (head + pacer.queuedPackets) % slots.count
+            guard pacer.queuedPackets < slots.count else {
+                pacer.enqueue(size: 0)
+                return false
+            }
+            let length = slots[index].withUnsafeMutableBytes { build($0) }
+            lengths[index] = length
+            infos[index] = info
+            pacer.enqueue(size: length)
+            condition.signal()
+            return true
         }
-        let length = slots[index].withUnsafeMutableBytes { build($0) }
-        lengths[index] = length
-        retransmissions[index] = retransmission
-        pacer.enqueue(size: length)
-        condition.signal()
-        return true
     }
 
     /// Takes the head packet into `out` if the pacer lets it leave at `now`.
     func pop(into out: inout [UInt8], now: Instant) -> Next {
-        condition.lock()
-        defer { condition.unlock() }
-        guard let ready = pacer.nextSendTime(now: now) else { return .empty }
-        guard ready <= now, let length = pacer.dequeue(now: now) else { return .wait(until: ready) }
-        slots[head].withUnsafeBytes { src in
-            out.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<length])) }
+        condition.withLock {
+            guard let ready = pacer.nextSendTime(now: now) else { return .empty }
+            guard ready <= now, let length = pacer.dequeue(now: now) else { return .wait(until: ready) }
+            slots[head].withUnsafeBytes { src in
+                out.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<length])) }
+            }
+            let info = infos[head]
+            head = (head + 1) % slots.count
+            return .packet(length: length, info: info)
         }
-        let retransmission = retransmissions[head]
-        head = (head + 1) % slots.count
-        return .packet(length: length, retransmission: retransmission)
     }
 
-    /// Waits up to `timeout` for a packet to arrive.
-    func waitForPacket(timeout: TimeInterval) {
-        condition.lock()
-        if pacer.queuedPackets == 0 && !closed {
-            _ = condition.wait(until: Date(timeIntervalSinceNow: timeout))
+    /// Waits until `deadline`, or until a packet arrives in an empty queue, or the queue closes.
+    func wait(until deadline: Instant) {
+        condition.withLock {
+            if !closed { condition.wait(until: deadline) }
         }
-        condition.unlock()
     }
 
     func setRate(_ rate: Int) {

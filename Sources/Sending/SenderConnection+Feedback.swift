@@ -70,8 +70,9 @@ extension SenderConnection {
                     continue
                 }
                 if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
+                    let info = PacketInfo(sequence: sequence, timestamp: 0, marker: false, retransmission: true)
                     _ = packet.withUnsafeBytes { bytes in
-                        queue.push(retransmission: true) { slot in
+                        queue.push(info) { slot in
                             slot.copyMemory(from: bytes)
                             return bytes.count
                         }

@@ -28,9 +28,8 @@ public final class SenderConnection: @unchecked Sendable {
     let history = Mutex(PacketHistory())
     private let latestFrame: @Sendable () -> Surface?
 
-    let lock = NSCondition()
+    let lock: ClockCondition
     var state: ConnectionState
-    private var firstTransceiver: Transceiver?
     /// Threads still running, and those abandoned (an encode call that never returned).
     private var liveThreads: Set<String> = []
     private var abandonedThreads: Set<String> = []
@@ -53,29 +52,24 @@ public final class SenderConnection: @unchecked Sendable {
             protector = nil
             feedbackUnprotector = nil
         }
+        lock = clock.makeCondition()
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
-        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec)
-        firstTransceiver = first
-        state = ConnectionState(share: share, ssrc: ssrc, destination: config.destination, cap: config.bitrateCap, started: clock.now)
-        state.timestampBase = first.timestampBase
-        queue = PacketQueue(rate: state.pacingRate(now: clock.now))
+        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec, generation: 0)
+        state = ConnectionState(share: share, transceiver: first, destination: config.destination, cap: config.bitrateCap, started: clock.now)
+        queue = PacketQueue(rate: state.pacingRate(now: clock.now), clock: clock)
     }
 
     public var localAddress: SocketAddress { socket.localAddress }
     public var ssrc: UInt32 { lock.withLock { state.ssrc } }
 
     package func start() {
-        let first = lock.withLock { () -> Transceiver in
-            defer { firstTransceiver = nil }
-            return firstTransceiver!
-        }
-        startEncoder(generation: 0, transceiver: first)
+        startEncoder(FrameEncoder(codec: config.codec, generation: 0))
         spawn("send-\(config.id)") { [self] in sendLoop() }
         spawn("feedback-\(config.id)") { [self] in feedbackLoop() }
     }
 
-    private func startEncoder(generation: Int, transceiver: Transceiver) {
-        spawn("encode-\(config.id)-\(generation)") { [self] in encodeLoop(generation: generation, transceiver: transceiver) }
+    private func startEncoder(_ encoder: FrameEncoder) {
+        spawn("encode-\(config.id)-\(encoder.generation)") { [self] in encodeLoop(encoder) }
     }
 
     private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
@@ -94,32 +88,30 @@ public final class SenderConnection: @unchecked Sendable {
 
     /// Replaces the encode thread: the old one, if it is stuck inside an
     /// encode call, is abandoned (counted), never waited for.
-    private func replaceEncoder(with transceiver: Transceiver, reason: String) {
-        let generation = lock.withLock { () -> Int in
-            let old = "encode-\(config.id)-\(state.encodeGeneration)"
-            if liveThreads.contains(old) && state.encodeBusySince != nil {
-                abandonedThreads.insert(old)
-                state.abandonedEncoders += 1
-            }
-            state.encodeGeneration += 1
-            state.encodeBusySince = nil
-            lock.broadcast()
-            return state.encodeGeneration
+    /// Call with `lock` held, after the transceiver has begun `generation`.
+    private func abandonEncoder(before generation: Int) {
+        let old = "encode-\(config.id)-\(state.encodeGeneration)"
+        if liveThreads.contains(old) && state.encodeBusySince != nil {
+            abandonedThreads.insert(old)
+            state.abandonedEncoders += 1
         }
-        output.log(.info, "screen", "\(config.displayName): \(reason)")
-        startEncoder(generation: generation, transceiver: transceiver)
+        state.encodeGeneration = generation
+        state.encodeBusySince = nil
+        lock.broadcast()
     }
 
     /// Recovery's fresh encoder: a new x264 instance on a new thread, same
     /// SSRC, the screen scaled by `shrink.factor` until `shrink.until`.
     public func freshEncoder(shrink: (factor: Double, until: Instant), reason: String) {
-        let transceiver = lock.withLock { () -> Transceiver in
+        let encoder = lock.withLock { () -> FrameEncoder in
             state.shrink = shrink
             state.gate.request(at: clock.now)
-            return Transceiver(ssrc: state.ssrc, payloadType: config.payloadType, codec: config.codec,
-                               continuing: (state.nextSequence, state.timestampBase))
+            let generation = state.transceiver.beginGeneration()
+            abandonEncoder(before: generation)
+            return FrameEncoder(codec: config.codec, generation: generation)
         }
-        replaceEncoder(with: transceiver, reason: "fresh encoder (\(reason))")
+        output.log(.info, "screen", "\(config.displayName): fresh encoder (\(reason))")
+        startEncoder(encoder)
     }
 
     public func restoreFullSize() {
@@ -130,19 +122,22 @@ public final class SenderConnection: @unchecked Sendable {
     /// at the receiver. Returns the new SSRC, which the call client must tell the peer.
     @discardableResult
     public func newTransceiver(reason: String) -> UInt32 {
-        let transceiver = lock.withLock { () -> Transceiver in
+        let (ssrc, encoder) = lock.withLock { () -> (UInt32, FrameEncoder) in
             var ssrc = UInt32.random(in: 1...UInt32.max)
             while ssrc == state.ssrc { ssrc = UInt32.random(in: 1...UInt32.max) }
-            state.ssrc = ssrc
+            let generation = state.encodeGeneration + 1
+            state.transceiver.retire()
+            state.transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec, generation: generation)
             state.transceivers += 1
             state.gate.request(at: clock.now)
-            let transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec)
-            state.timestampBase = transceiver.timestampBase
-            return transceiver
+            abandonEncoder(before: generation)
+            queue.clear()
+            history.withLock { $0.clear() }
+            return (ssrc, FrameEncoder(codec: config.codec, generation: generation))
         }
-        queue.clear()
-        replaceEncoder(with: transceiver, reason: "new transceiver, SSRC \(transceiver.ssrc) (\(reason))")
-        return transceiver.ssrc
+        output.log(.info, "screen", "\(config.displayName): new transceiver, SSRC \(ssrc) (\(reason))")
+        startEncoder(encoder)
+        return ssrc
     }
 
     /// The receiver moved (a relay renewed, an address changed): send there from now on.
@@ -198,7 +193,8 @@ public final class SenderConnection: @unchecked Sendable {
 
     // MARK: Encode thread
 
-    private func encodeLoop(generation: Int, transceiver: Transceiver) {
+    private func encodeLoop(_ encoder: FrameEncoder) {
+        let generation = encoder.generation
         var lastEncode = clock.now
         while true {
             lock.lock()
@@ -220,7 +216,7 @@ public final class SenderConnection: @unchecked Sendable {
                 }
                 var wake = lastEncode + ConnectionState.stillRepeatInterval
                 if let k = state.gate.earliestKeyframe(), k < wake { wake = max(k, now) }
-                _ = lock.wait(until: Date(timeIntervalSinceNow: max(0.001, (wake - now).inSeconds)))
+                lock.wait(until: wake)
             }
             guard state.running, state.encodeGeneration == generation, let frame = surface else {
                 lock.unlock()
@@ -228,6 +224,7 @@ public final class SenderConnection: @unchecked Sendable {
                 return
             }
             let now = clock.now
+            let transceiver = state.transceiver
             let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now)
             let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, codec: config.codec, now: now, levelLimit: config.levelLimit)
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
@@ -249,7 +246,7 @@ public final class SenderConnection: @unchecked Sendable {
                 injectFault(fault, generation: generation)
                 continue
             }
-            encode(frame, with: transceiver, settings: plan, keyframe: wantKeyframe, isRepeat: isRepeat, started: now)
+            encode(frame, with: encoder, on: transceiver, settings: plan, keyframe: wantKeyframe, isRepeat: isRepeat, started: now)
             lastEncode = clock.now
         }
     }
@@ -266,29 +263,28 @@ public final class SenderConnection: @unchecked Sendable {
         }
     }
 
-    private func encode(_ frame: Surface, with transceiver: Transceiver, settings: EncoderSettings, keyframe: Bool, isRepeat: Bool, started: Instant) {
+    private func encode(_ frame: Surface, with encoder: FrameEncoder, on transceiver: Transceiver, settings: EncoderSettings,
+                        keyframe: Bool, isRepeat: Bool, started: Instant) {
         do {
-            try transceiver.configure(settings)
-            let result = try transceiver.encode(frame, at: isRepeat ? started : frame.captureTime, keyframe: keyframe) { packet in
-                queue.push { slot in
-                    slot.copyMemory(from: packet)
-                    return packet.count
-                }
-            }
+            try encoder.configure(settings)
+            let timestamp = transceiver.timestamp(for: isRepeat ? started : frame.captureTime)
+            let encoded = try encoder.encode(frame, timestamp: timestamp, keyframe: keyframe)
+            let sent = encoded.map { transceiver.send($0, generation: encoder.generation, into: queue) } ?? false
             let now = clock.now
             lock.withLock {
+                guard state.encodeGeneration == encoder.generation else { return }
                 state.encodeBusySince = nil
                 state.encoderSettings = settings
                 state.encodeTime.record(Int((now - started).nanoseconds / 1000), at: now)
-                guard result.encoded else { return }
+                guard let encoded, sent else { return }
                 state.encodedMeter.record(at: now)
                 state.framesEncoded += 1
                 if isRepeat {
                     state.stillRepeats += 1
                 } else {
-                    state.glassToPacket.frameEncoded(timestamp: result.timestamp, captured: frame.captureTime)
+                    state.glassToPacket.frameEncoded(timestamp: timestamp, captured: frame.captureTime)
                 }
-                if result.keyframe {
+                if encoded.isKeyframe {
                     state.gate.keyframeEncoded(at: now)
                     state.keyframesMade += 1
                 }
@@ -316,25 +312,28 @@ public final class SenderConnection: @unchecked Sendable {
             }
             queue.setRate(lock.withLock { state.pacingRate(now: now) })
             switch queue.pop(into: &buffer, now: now) {
-            case .packet(let length, let retransmission):
-                send(&buffer, length: length, retransmission: retransmission)
+            case .packet(let length, let info):
+                send(&buffer, length: length, info: info)
             case .wait(let until):
-                Thread.sleep(forTimeInterval: max(0.0002, (until - now).inSeconds))
+                queue.wait(until: min(until, nextReport))
             case .empty:
-                queue.waitForPacket(timeout: 0.05)
+                queue.wait(until: nextReport)
             }
         }
     }
 
-    private func send(_ buffer: inout [UInt8], length: Int, retransmission: Bool) {
-        let marker = buffer[1] & 0x80 != 0
-        let sequence = UInt16(buffer[2]) << 8 | UInt16(buffer[3])
-        if !retransmission {
-            buffer.withUnsafeBytes { bytes in
-                history.withLock { _ = $0.store(UnsafeRawBufferPointer(rebasing: bytes[0..<length]), sequenceNumber: sequence) }
+    /// Protects and sends one packet. A first send is stamped with its send
+    /// time and kept, stamped, for NACKs; a retransmission is those kept bytes
+    /// unchanged, so SRTP never covers two different packets under one
+    /// (SSRC, sequence number) (docs/behaviour.md §7.2).
+    private func send(_ buffer: inout [UInt8], length: Int, info: PacketInfo) {
+        if !info.retransmission {
+            buffer.withUnsafeMutableBytes { bytes in
+                let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
+                AbsoluteSendTime.stamp(packet, at: clock.now)
+                history.withLock { _ = $0.store(UnsafeRawBufferPointer(packet), sequenceNumber: info.sequence) }
             }
         }
-        buffer.withUnsafeMutableBytes { AbsoluteSendTime.stamp(UnsafeMutableRawBufferPointer(rebasing: $0[0..<length]), at: clock.now) }
         var wireLength = length
         if let protector {
             guard let protected = try? protector.protectRTP(&buffer, length: length) else {
@@ -349,12 +348,11 @@ public final class SenderConnection: @unchecked Sendable {
             try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: destination) }
             lock.withLock {
                 state.bitrateMeter.record(wireLength * 8, at: now)
-                guard !retransmission else { return }
-                state.nextSequence = sequence &+ 1
+                guard !info.retransmission else { return }
                 state.packetsSent += 1
                 state.octetsSent += length - RTPHeader.fixedSize
-                state.lastRTPTimestamp = UInt32(buffer[4]) << 24 | UInt32(buffer[5]) << 16 | UInt32(buffer[6]) << 8 | UInt32(buffer[7])
-                if marker {
+                state.lastRTPTimestamp = info.timestamp
+                if info.marker {
                     state.glassToPacket.lastPacketSent(timestamp: state.lastRTPTimestamp, at: now)
                     state.framesSent += 1
                     state.sentMeter.record(at: now)

@@ -29,7 +29,7 @@ public final class SyntheticSource: CaptureSource, @unchecked Sendable {
         let screen = self.screen
         starts += 1
         let stallAfter = starts == 1 ? stallAfterFrame : nil
-        ticker.start { frame in
+        ticker.start(on: output.clock) { frame in
             if let stallAfter, frame >= stallAfter { return }
             guard screen.changes(at: frame) else {
                 output.idle()

@@ -25,7 +25,7 @@ import Testing
         process.arguments = ["python3", MotionGateTests.script, "--gate", "--policies", "balanced,motion,detail",
                              "--seconds", "20", "--no-ffmpeg"]
         var environment = ProcessInfo.processInfo.environment
-        environment["BIN_DIR"] = ManagedProcess.binaries.path
+        environment["SCREENSHARE_BIN"] = ManagedProcess.binaries.path
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output

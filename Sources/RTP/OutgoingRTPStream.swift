@@ -1,0 +1,43 @@
+import Media
+
+/// One outgoing SSRC's numbering (RFC 3550 §5.1): sequence numbers from a
+/// random start, one per packet, and 90 kHz timestamps from a random base.
+/// Whoever holds the value is the only one that numbers packets for it.
+public struct OutgoingRTPStream: Sendable {
+    public let ssrc: UInt32
+    public let payloadType: UInt8
+    public let timestampBase: UInt32
+    public private(set) var nextSequence: UInt16
+
+    public init(ssrc: UInt32, payloadType: UInt8, firstSequence: UInt16, timestampBase: UInt32) {
+        self.ssrc = ssrc
+        self.payloadType = payloadType
+        nextSequence = firstSequence
+        self.timestampBase = timestampBase
+    }
+
+    /// A new stream with random numbering, as RFC 3550 asks.
+    public static func random(ssrc: UInt32, payloadType: UInt8) -> OutgoingRTPStream {
+        var random = SystemRandomNumberGenerator()
+        return OutgoingRTPStream(ssrc: ssrc, payloadType: payloadType,
+                                 firstSequence: UInt16.random(in: 0...UInt16.max, using: &random),
+                                 timestampBase: UInt32.random(in: 0...UInt32.max, using: &random))
+    }
+
+    /// 90 kHz media time from the capture time, so timestamps follow the screen, not the encoder.
+    public func timestamp(for captureTime: Instant) -> UInt32 {
+        timestampBase &+ UInt32(truncatingIfNeeded: captureTime.nanoseconds / 1_000_000 * 90)
+    }
+
+    /// Starts the next packet in `out`: the fixed header and an empty
+    /// abs-send-time extension (stamped when the packet leaves). Returns
+    /// the packet's sequence number.
+    public mutating func startPacket(marker: Bool, timestamp: UInt32, into out: inout [UInt8]) -> UInt16 {
+        let sequence = nextSequence
+        nextSequence &+= 1
+        RTPHeader(marker: marker, payloadType: payloadType, sequenceNumber: sequence, timestamp: timestamp, ssrc: ssrc)
+            .marshal(into: &out)
+        AbsoluteSendTime.appendPlaceholder(to: &out)
+        return sequence
+    }
+}

@@ -1,0 +1,10 @@
+/// What the send thread needs to know about a queued packet, given by the
+/// transceiver that numbered it, so nothing after it reads header bytes.
+struct PacketInfo: Sendable {
+    var sequence: UInt16
+    var timestamp: UInt32
+    /// The last packet of a frame.
+    var marker: Bool
+    /// An answer to a NACK: the identical bytes sent before.
+    var retransmission: Bool
+}
