@@ -18,7 +18,7 @@ public final class ShareRunner: @unchecked Sendable {
     private let options: ShareOptions
     private let output: EventOutput
     private let clock = SystemClock()
-    private let heartbeat = ShareHeartbeat(clock: SystemClock())
+    private lazy var heartbeat = ShareHeartbeat(clock: clock)
     private var signalSources: [DispatchSourceSignal] = []
 
     public init(options: ShareOptions) {

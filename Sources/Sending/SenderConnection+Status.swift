@@ -55,6 +55,9 @@ extension SenderConnection {
     package var counters: (framesIn: Int, encoded: Int, sent: Int) {
         lock.withLock { (state.framesIn, state.framesEncoded, state.framesSent) }
     }
+
+    package var stillRepeats: Int { lock.withLock { state.stillRepeats } }
+    package var keyframesMade: Int { lock.withLock { state.keyframesMade } }
 }
 
 extension SenderConnection {

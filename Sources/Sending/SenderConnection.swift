@@ -207,7 +207,10 @@ public final class SenderConnection: @unchecked Sendable {
                     state.pending = nil
                     break
                 }
-                let keyframeDue = state.gate.isPending && state.gate.shouldEncodeKeyframe(at: now)
+                // A keyframe from the last frame at most once a frame period:
+                // an encoder that gives nothing back is not called in a loop.
+                let framePeriod = Duration.nanoseconds(1_000_000_000 / Int64(max(1, state.share.fps)))
+                let keyframeDue = state.gate.isPending && state.gate.shouldEncodeKeyframe(at: now) && now - lastEncode >= framePeriod
                 let repeatDue = now - lastEncode >= ConnectionState.stillRepeatInterval
                 if keyframeDue || repeatDue, let latest = latestFrame() {
                     surface = latest
@@ -215,7 +218,9 @@ public final class SenderConnection: @unchecked Sendable {
                     break
                 }
                 var wake = lastEncode + ConnectionState.stillRepeatInterval
-                if let k = state.gate.earliestKeyframe(), k < wake { wake = max(k, now) }
+                if let k = state.gate.earliestKeyframe(), k < wake { wake = max(k, lastEncode + framePeriod, now) }
+                // Due, but no frame has been captured yet: the first capture wakes this thread.
+                if wake <= now { wake = now + ConnectionState.stillRepeatInterval }
                 lock.wait(until: wake)
             }
             guard state.running, state.encodeGeneration == generation, let frame = surface else {
@@ -244,6 +249,7 @@ public final class SenderConnection: @unchecked Sendable {
             }
             if generation == 0, let fault, now - state.started >= fault.after {
                 injectFault(fault, generation: generation)
+                lastEncode = clock.now
                 continue
             }
             encode(frame, with: encoder, on: transceiver, settings: plan, keyframe: wantKeyframe, isRepeat: isRepeat, started: now)

@@ -1,0 +1,71 @@
+import Foundation
+import Events
+import Media
+import Sending
+import Synchronization
+import Synthetic
+import Transport
+import ControlProtocol
+@testable import ScreenShare
+
+/// The real sender — synthetic capture, encode thread, pacer and send
+/// thread, the heartbeat ticking the real `ShareRecovery` — on a
+/// `ManualClock`, sending plain RTP to a socket nobody reads, so a
+/// timeline of tens of seconds runs in the real time its encoding takes.
+final class SimulatedShare: @unchecked Sendable {
+    // Safety: `lines` is behind a Mutex; the rest is set up before the threads start.
+    let clock = ManualClock(.seconds(100))
+    let session: ShareSession
+    let recovery: ShareRecovery
+    let connection: SenderConnection
+    private let heartbeat: ShareHeartbeat
+    private let sink: UDPSocket
+    private final class Lines: Sendable {
+        let written = Mutex<[(at: Instant, text: String)]>([])
+    }
+    private let lines = Lines()
+    private let done = DispatchSemaphore(value: 0)
+    let started: Instant
+
+    init(scenario: SyntheticScreen.Scenario, fault: EncoderFault? = nil) throws {
+        let clock = self.clock
+        let lines = self.lines
+        let output = EventOutput(format: .human, level: .info) { text, _ in
+            lines.written.withLock { $0.append((clock.now, text)) }
+        }
+        sink = try UDPSocket(bindingTo: SocketAddress(host: "127.0.0.1", port: 0))
+        session = ShareSession(source: SyntheticSource(width: 320, height: 180, fps: 30, scenario: scenario),
+                               parameters: ShareParameters(policy: .balanced, fps: 30), clock: clock, output: output)
+        recovery = ShareRecovery(session: session, clock: clock, output: output)
+        heartbeat = ShareHeartbeat(clock: clock)
+        started = clock.now
+        try session.start()
+        connection = try session.addReceiver(
+            ReceiverConfig(id: "vicky", displayName: "Vicky", destination: sink.localAddress, srtp: nil), fault: fault)
+        recovery.attach(connection)
+        let (heartbeat, recovery, done) = (self.heartbeat, self.recovery, self.done)
+        Thread {
+            heartbeat.run(recovery: recovery.tick) { _ in true }
+            done.signal()
+        }.start()
+    }
+
+    /// Simulated seconds since the share started.
+    var elapsed: Double { (clock.now - started).inSeconds }
+
+    func run(for duration: Duration) {
+        clock.run(for: duration)
+    }
+
+    /// When each line containing `text` was written, in seconds since the start.
+    func times(of text: String) -> [Double] {
+        lines.written.withLock { $0.filter { $0.text.contains(text) }.map { ($0.at - started).inSeconds } }
+    }
+
+    func stop() {
+        heartbeat.stop()
+        done.wait()
+        session.stop()
+        sink.close()
+    }
+}
