@@ -98,13 +98,24 @@ public struct SendSideBandwidthEstimator: Sendable {
     public mutating func onPacketSent(size: Int, at now: Instant, kind: SentPacketLog.Kind = .media) -> UInt16 {
         switch kind {
         case .media, .retransmission:
-            sending.record(size, at: now)
-            applicationLimit.recordSent(bytes: size, at: now)
+            countSent(size: size, at: now)
             if kind == .media { nackLoss.recordSent(at: now) }
         case .padding, .probe:
             break
         }
         return log.record(size: size, at: now, kind: kind)
+    }
+
+    /// A packet resent byte for byte (no RTX): it keeps the transport-wide
+    /// number it first carried, since new bytes under the same SRTP index
+    /// are never allowed, so it only counts toward the send rate.
+    public mutating func onPacketResent(size: Int, at now: Instant) {
+        countSent(size: size, at: now)
+    }
+
+    private mutating func countSent(size: Int, at now: Instant) {
+        sending.record(size, at: now)
+        applicationLimit.recordSent(bytes: size, at: now)
     }
 
     public mutating func setCap(_ bitrate: Int, at now: Instant) {
