@@ -8,8 +8,6 @@ import Media
 public enum AbsoluteSendTime {
     public static let uri = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
     public static let extensionID: UInt8 = 3
-    /// RFC 8285 §4.2: the profile value of the one-byte-header form.
-    static let oneByteProfile: UInt16 = 0xBEDE
     /// Extension header (4 bytes) plus one element: ID/length byte and 3 data bytes.
     public static let extensionSize = 8
     /// The value wraps every 64 s.
@@ -21,6 +19,10 @@ public enum AbsoluteSendTime {
         packet[0] |= RTPHeader.extensionBit
         packet.append(contentsOf: [0xBE, 0xDE, 0x00, 0x01, extensionID << 4 | 2, 0, 0, 0])
     }
+
+    /// The element for a `HeaderExtensionBlock` shared with other
+    /// extensions; put it first, where `stamp` looks for it.
+    public static let placeholder = HeaderExtensionBlock.Element(id: extensionID, data: [0, 0, 0])
 
     public static func value(at time: Instant) -> UInt32 {
         UInt32(truncatingIfNeeded: (time.nanoseconds << 18) / 1_000_000_000) & 0xFF_FFFF
@@ -41,26 +43,8 @@ public enum AbsoluteSendTime {
 
     /// Reads the send time from a packet's one-byte-header extension, if it has one.
     public static func read(_ packet: UnsafeRawBufferPointer) -> UInt32? {
-        guard packet.count >= RTPHeader.fixedSize + 4, packet[0] & RTPHeader.extensionBit != 0 else { return nil }
-        let start = RTPHeader.fixedSize + 4 * Int(packet[0] & RTPHeader.csrcCountMask)
-        guard packet.count >= start + 4, packet.uint16(at: start) == oneByteProfile else { return nil }
-        let end = min(packet.count, start + 4 + 4 * Int(packet.uint16(at: start + 2)))
-        var i = start + 4
-        while i < end {
-            let byte = packet[i]
-            if byte == 0 {
-                i += 1
-                continue
-            }
-            let id = byte >> 4
-            let length = Int(byte & 0x0F) + 1
-            if id == 15 { break }
-            if id == extensionID, length == 3, i + 3 < end {
-                return UInt32(packet[i + 1]) << 16 | UInt32(packet[i + 2]) << 8 | UInt32(packet[i + 3])
-            }
-            i += 1 + length
-        }
-        return nil
+        guard let data = HeaderExtensionBlock.locate(id: extensionID, in: packet), data.count == 3 else { return nil }
+        return packet.uint24(at: data.lowerBound)
     }
 
     /// Milliseconds from `earlier` to `later`, across the 64 s wrap.

@@ -19,6 +19,7 @@ enum FeedbackHeader {
     static let firFormat: UInt8 = 4
     static let rembFormat: UInt8 = 15
     static let nackFormat: UInt8 = 1
+    static let transportCCFormat: UInt8 = 15
 
     static func parse(
         _ bytes: UnsafeRawBufferPointer, packetType: UInt8, format: UInt8

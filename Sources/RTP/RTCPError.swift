@@ -16,6 +16,11 @@ public enum RTCPError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooManyItems(count: Int, limit: Int)
     /// A BYE reason longer than its 8-bit length field allows.
     case reasonTooLong(bytes: Int)
+    /// Transport-wide feedback whose status chunks describe fewer packets
+    /// than its packet status count claims.
+    case statusCountExceedsChunks(claimed: Int, described: Int)
+    /// Transport-wide feedback with the reserved two-bit status symbol 3.
+    case reservedPacketStatus
 
     public var description: String {
         switch self {
@@ -35,6 +40,10 @@ public enum RTCPError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(count) entries do not fit one RTCP packet (at most \(limit)); split them over several packets"
         case let .reasonTooLong(bytes):
             return "BYE reason of \(bytes) bytes is longer than 255; shorten it"
+        case let .statusCountExceedsChunks(claimed, described):
+            return "transport feedback claims \(claimed) packet statuses but its chunks describe \(described); the packet is corrupt"
+        case .reservedPacketStatus:
+            return "transport feedback uses the reserved packet status 3; the packet is corrupt"
         }
     }
 }

@@ -5,10 +5,11 @@ public enum RTCPPacket: Equatable, Sendable {
     case pictureLossIndication(PictureLossIndication)
     case fullIntraRequest(FullIntraRequest)
     case genericNACK(GenericNACK)
+    case transportFeedback(TransportFeedback)
     case receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate)
     case goodbye(Goodbye)
     /// A well-formed packet of a type not handled here (SDES, XR, APP,
-    /// transport-cc, …), kept so callers can count or log it.
+    /// …), kept so callers can count or log it.
     case unknown(packetType: UInt8, format: UInt8)
 
     /// Splits a compound packet (RFC 3550 §6.1) and reads each part. One
@@ -52,6 +53,8 @@ public enum RTCPPacket: Equatable, Sendable {
             }
         case (RTCPPacketType.transportFeedback, FeedbackHeader.nackFormat):
             return .genericNACK(try .parse(bytes))
+        case (RTCPPacketType.transportFeedback, FeedbackHeader.transportCCFormat):
+            return .transportFeedback(try .parse(bytes))
         default:
             return .unknown(packetType: header.packetType, format: header.count)
         }
@@ -65,6 +68,7 @@ public enum RTCPPacket: Equatable, Sendable {
         case let .pictureLossIndication(packet): packet
         case let .fullIntraRequest(packet): packet
         case let .genericNACK(packet): packet
+        case let .transportFeedback(packet): packet
         case let .receiverEstimatedMaximumBitrate(packet): packet
         case let .goodbye(packet): packet
         case .unknown: nil

@@ -1,0 +1,111 @@
+import Media
+
+/// Turns the delay detector's verdicts into a bitrate: additive increase
+/// near the rate at which the path last filled up, multiplicative far from
+/// it; on overuse, back to a little under what was really delivered; on
+/// underuse, hold while the queue drains.
+public struct AIMDRateControl: Sendable {
+    /// On overuse, aim this far under the delivered rate so the queue that
+    /// built up drains (libwebrtc's β).
+    public static let decreaseFactor = 0.85
+    /// Far from any known ceiling, grow this much a second: a 1.5 Mbit/s
+    /// path is found from 300 kbit/s in about 20 s even without probes.
+    static let multiplicativeIncreasePerSecond = 0.08
+    /// Near the ceiling, at least this many bits per second each second.
+    static let minimumAdditiveIncrease = 4_000.0
+    /// Additive increase adds about one packet per response time, the time
+    /// it takes for a change to show in feedback: a round trip plus this.
+    static let responseTimeMargin: Duration = .milliseconds(100)
+    static let assumedFrameRate = 30.0
+    static let packetBits = 1200.0 * 8
+    /// Growth stops this far above what is really delivered: an estimate
+    /// must not climb on capacity nobody uses.
+    static let acknowledgedHeadroom = 1.5
+    static let acknowledgedHeadroomFloor = 10_000.0
+    /// One back-off per round trip, clamped: the feedback after a decrease
+    /// still shows the queue built before it.
+    static let decreaseIntervalRange: ClosedRange<Duration> = .milliseconds(10)...(.milliseconds(200))
+    /// A growth step over a longer pause would leap.
+    static let maxIncreaseInterval: Duration = .seconds(1)
+
+    public private(set) var bitrate: Double
+    private var increasing = true
+    private var linkCapacity: LinkCapacityEstimate?
+    private var lastUpdate: Instant?
+    private var lastDecrease: Instant?
+
+    public init(bitrate: Double) {
+        self.bitrate = bitrate
+    }
+
+    /// A probe measured what the path carries: take it as the estimate.
+    public mutating func setBitrate(_ value: Double, at now: Instant) {
+        bitrate = value
+        lastUpdate = now
+    }
+
+    /// While the sender is application-limited the estimate holds: what is
+    /// delivered is what was sent, which says nothing of the ceiling, so it
+    /// neither grows on it nor backs off to a share of it.
+    public mutating func update(
+        _ usage: BandwidthUsage, acknowledged: Double?, roundTrip: Duration, applicationLimited: Bool = false,
+        at now: Instant
+    ) {
+        defer { lastUpdate = now }
+        switch usage {
+        case .overusing:
+            decrease(acknowledged: applicationLimited ? nil : acknowledged, roundTrip: roundTrip, at: now)
+        case .underusing:
+            increasing = false
+        case .normal:
+            if !increasing {
+                increasing = true
+                return
+            }
+            if applicationLimited { return }
+            increase(acknowledged: acknowledged, roundTrip: roundTrip, at: now)
+        }
+    }
+
+    private mutating func decrease(acknowledged: Double?, roundTrip: Duration, at now: Instant) {
+        let interval = min(max(roundTrip, Self.decreaseIntervalRange.lowerBound), Self.decreaseIntervalRange.upperBound)
+        if let lastDecrease, now - lastDecrease < interval { return }
+        increasing = false
+        lastDecrease = now
+        guard let acknowledged else {
+            bitrate *= Self.decreaseFactor
+            return
+        }
+        var target = Self.decreaseFactor * acknowledged
+        if target > bitrate, let linkCapacity { target = Self.decreaseFactor * linkCapacity.mean }
+        bitrate = min(bitrate, target)
+        if let capacity = linkCapacity, acknowledged < capacity.lowerBound { linkCapacity = nil }
+        if linkCapacity == nil { linkCapacity = LinkCapacityEstimate(acknowledged) } else { linkCapacity?.add(acknowledged) }
+    }
+
+    private mutating func increase(acknowledged: Double?, roundTrip: Duration, at now: Instant) {
+        guard let lastUpdate else { return }
+        let seconds = min(now - lastUpdate, Self.maxIncreaseInterval).inSeconds
+        if let acknowledged, let capacity = linkCapacity, acknowledged > capacity.upperBound { linkCapacity = nil }
+        var grown: Double
+        if linkCapacity != nil {
+            grown = bitrate + additiveIncreasePerSecond(roundTrip: roundTrip) * seconds
+        } else {
+            grown = bitrate * (1 + Self.multiplicativeIncreasePerSecond * seconds)
+        }
+        if let acknowledged {
+            let limit = Self.acknowledgedHeadroom * acknowledged + Self.acknowledgedHeadroomFloor
+            grown = min(grown, max(bitrate, limit))
+        }
+        bitrate = grown
+    }
+
+    /// About one average packet per response time at the current rate.
+    private func additiveIncreasePerSecond(roundTrip: Duration) -> Double {
+        let frameBits = bitrate / Self.assumedFrameRate
+        let packetsPerFrame = (frameBits / Self.packetBits).rounded(.up)
+        let averagePacketBits = frameBits / max(packetsPerFrame, 1)
+        let responseTime = (roundTrip + Self.responseTimeMargin).inSeconds
+        return max(Self.minimumAdditiveIncrease, averagePacketBits / responseTime)
+    }
+}

@@ -1,0 +1,51 @@
+import Media
+
+/// The estimate from queueing delay alone: acknowledged packets grouped by
+/// send burst, the trend of their delay, the detector's verdict, and the
+/// rate control acting on it.
+public struct DelayBasedEstimator: Sendable {
+    private var grouping = InterArrivalGrouping()
+    private var trendline = TrendlineFilter()
+    private var detector = OveruseDetector()
+    private var rateControl: AIMDRateControl
+    public private(set) var usage = BandwidthUsage.normal
+
+    public init(bitrate: Double) {
+        rateControl = AIMDRateControl(bitrate: bitrate)
+    }
+
+    public var bitrate: Double { rateControl.bitrate }
+
+    /// Takes one feedback's packets, in sequence order. Overuse anywhere in
+    /// the feedback counts, even if the last group looked calm.
+    public mutating func update(
+        _ entries: [SentPacketLog.Entry], acknowledged: Double?, roundTrip: Duration, applicationLimited: Bool,
+        at now: Instant
+    ) {
+        var sawOveruse = false
+        var sawDelta = false
+        for entry in entries {
+            guard let arrival = entry.arrival,
+                  let delta = grouping.add(sendTime: entry.sendTime, arrival: arrival) else { continue }
+            sawDelta = true
+            let trend = trendline.update(delta)
+            let verdict = detector.detect(trend: trend, sendDelta: delta.sendDelta, deltaCount: trendline.deltaCount, at: now)
+            if verdict == .overusing { sawOveruse = true }
+        }
+        guard sawDelta else { return }
+        usage = sawOveruse ? .overusing : detector.state
+        rateControl.update(
+            usage, acknowledged: acknowledged, roundTrip: roundTrip, applicationLimited: applicationLimited, at: now)
+    }
+
+    /// A probe found more room than the estimate says.
+    public mutating func probeMeasured(_ bitrate: Double, at now: Instant) {
+        if bitrate > rateControl.bitrate { rateControl.setBitrate(bitrate, at: now) }
+    }
+
+    /// The estimate may not stand above a ceiling set elsewhere (cap, REMB,
+    /// loss), or it would leap when that ceiling lifts.
+    public mutating func limit(to ceiling: Double, at now: Instant) {
+        if rateControl.bitrate > ceiling { rateControl.setBitrate(ceiling, at: now) }
+    }
+}

@@ -1,0 +1,60 @@
+import Media
+
+/// The estimate from packet loss alone, whatever says how much is lost
+/// (transport-wide feedback, a receiver report's fraction lost, NACKs).
+///
+/// The rules are the classic send-side ones: above 10 % the path is overrun,
+/// so back off in proportion to the loss; below 2 % there is room, so grow;
+/// in between the path is full, so hold at what it delivers. Growth is
+/// bounded by what is really being sent, so an idle sender's estimate does
+/// not climb on capacity it never tried.
+public struct LossBasedEstimator: Sendable {
+    public static let highLoss = 0.10
+    public static let lowLoss = 0.02
+    /// Growth while loss stays low, per second.
+    static let increasePerSecond = 0.08
+    /// Back off at most this often: the loss reported just after a back-off
+    /// still comes from the rate before it.
+    static let decreaseInterval: Duration = .milliseconds(300)
+    /// The estimate may grow this far above the send rate, no further.
+    static let sendingHeadroom = 1.5
+    static let sendingHeadroomFloor = 10_000.0
+    static let maxIncreaseInterval: Duration = .seconds(1)
+
+    public private(set) var bitrate: Double
+    public private(set) var lastLossRatio: Double?
+    private var lastUpdate: Instant?
+    private var lastDecrease: Instant?
+
+    public init(bitrate: Double) {
+        self.bitrate = bitrate
+    }
+
+    /// `sending` is the rate the loss was measured on, in bits per second.
+    /// While the sender is application-limited, moderate loss holds the
+    /// estimate instead of pulling it to the little that is being sent.
+    public mutating func update(lossRatio: Double, sending: Double, applicationLimited: Bool = false, at now: Instant) {
+        let loss = min(max(lossRatio, 0), 1)
+        lastLossRatio = loss
+        defer { lastUpdate = now }
+        if loss > Self.highLoss {
+            if let lastDecrease, now - lastDecrease < Self.decreaseInterval { return }
+            lastDecrease = now
+            bitrate = min(bitrate, sending) * (1 - 0.5 * loss)
+        } else if loss >= Self.lowLoss {
+            if applicationLimited { return }
+            bitrate = min(bitrate, sending * (1 - loss))
+        } else if let lastUpdate {
+            let seconds = min(now - lastUpdate, Self.maxIncreaseInterval).inSeconds
+            let grown = bitrate * (1 + Self.increasePerSecond * seconds)
+            let limit = Self.sendingHeadroom * sending + Self.sendingHeadroomFloor
+            bitrate = min(grown, max(bitrate, limit))
+        }
+    }
+
+    /// A probe measured what the path carries; unless loss says the path is
+    /// overrun, the loss estimate need not climb there at 8 % a second.
+    public mutating func probeMeasured(_ value: Double) {
+        if (lastLossRatio ?? 0) <= Self.highLoss { bitrate = max(bitrate, value) }
+    }
+}

@@ -1,0 +1,100 @@
+import Media
+import RTP
+
+/// What the sender put on the transport, by transport-wide sequence number,
+/// so transport-wide feedback can be matched to sizes and send times; and
+/// from what was acknowledged, the rate the path really delivered.
+///
+/// A ring: the oldest entries are overwritten, so memory stays fixed
+/// whatever the receiver does or fails to do.
+public struct SentPacketLog: Sendable {
+    public enum Kind: Equatable, Sendable {
+        case media
+        case retransmission
+        case padding
+        case probe(cluster: Int)
+    }
+
+    /// A sent packet and, once feedback told, its fate.
+    public struct Entry: Equatable, Sendable {
+        public var sequenceNumber: Int64
+        public var size: Int
+        public var sendTime: Instant
+        public var kind: Kind
+        /// Arrival on the receiver's clock (unwrapped reference time); nil if lost.
+        public var arrival: Duration?
+    }
+
+    /// At 5 Mbit/s of 1200-byte packets, about 8 s of sending: longer than
+    /// any feedback is worth waiting for.
+    public static let defaultCapacity = 4096
+    /// Long enough to span several frames and a feedback interval, short
+    /// enough that a back-off just after a probe's jump is taken from the
+    /// new rate, not from the old one still in the window.
+    static let acknowledgedWindow: Duration = .milliseconds(250)
+    /// Less than this span of arrivals says too little about a rate.
+    static let minimumAcknowledgedSpan: Duration = .milliseconds(100)
+
+    private var ring: [Entry?]
+    private var reported: [Bool]
+    /// The next transport-wide sequence number, unwrapped.
+    public private(set) var nextSequenceNumber: Int64 = 0
+    private var timeline = FeedbackReferenceTimeUnwrapper()
+    /// Acknowledged (arrival, size) in arrival order, for the delivered rate.
+    private var acknowledged: [(arrival: Duration, size: Int)] = []
+
+    public init(capacity: Int = SentPacketLog.defaultCapacity) {
+        ring = Array(repeating: nil, count: max(capacity, 16))
+        reported = Array(repeating: false, count: max(capacity, 16))
+    }
+
+    /// Records a packet about to leave; returns the sequence number to stamp in it.
+    public mutating func record(size: Int, at time: Instant, kind: Kind) -> UInt16 {
+        let slot = Int(nextSequenceNumber % Int64(ring.count))
+        ring[slot] = Entry(sequenceNumber: nextSequenceNumber, size: size, sendTime: time, kind: kind, arrival: nil)
+        reported[slot] = false
+        defer { nextSequenceNumber += 1 }
+        return UInt16(truncatingIfNeeded: nextSequenceNumber)
+    }
+
+    /// The entries a feedback reports on for the first time, in sequence
+    /// order; numbers never sent or already overwritten are skipped, and so
+    /// is a packet reported twice.
+    public mutating func match(_ feedback: TransportFeedback) -> [Entry] {
+        guard nextSequenceNumber > 0 else { return [] }
+        var entries: [Entry] = []
+        let highest = nextSequenceNumber - 1
+        for result in timeline.results(feedback) {
+            let behind = Int64(UInt16(truncatingIfNeeded: highest) &- result.sequenceNumber)
+            let sequence = highest - behind
+            guard sequence >= 0 else { continue }
+            let slot = Int(sequence % Int64(ring.count))
+            guard var entry = ring[slot], entry.sequenceNumber == sequence, !reported[slot] else { continue }
+            reported[slot] = true
+            entry.arrival = result.arrival
+            ring[slot] = entry
+            entries.append(entry)
+            if let arrival = result.arrival { acknowledge(arrival: arrival, size: entry.size) }
+        }
+        return entries
+    }
+
+    private mutating func acknowledge(arrival: Duration, size: Int) {
+        let index = acknowledged.lastIndex { $0.arrival <= arrival }.map { $0 + 1 } ?? 0
+        acknowledged.insert((arrival, size), at: index)
+        let newest = acknowledged[acknowledged.count - 1].arrival
+        let stale = acknowledged.prefix { newest - $0.arrival > Self.acknowledgedWindow }.count
+        acknowledged.removeFirst(stale)
+    }
+
+    /// Bits per second that reached the receiver over the last quarter second
+    /// of arrivals; nil until enough has arrived to say.
+    public var acknowledgedBitrate: Double? {
+        guard let first = acknowledged.first, let last = acknowledged.last else { return nil }
+        let span = last.arrival - first.arrival
+        guard span >= Self.minimumAcknowledgedSpan else { return nil }
+        // The first packet's bytes arrived before the span began.
+        let bytes = acknowledged.dropFirst().reduce(0) { $0 + $1.size }
+        return Double(bytes * 8) / span.inSeconds
+    }
+}

@@ -1,0 +1,96 @@
+import Congestion
+import Media
+import Testing
+
+/// Whole calls on simulated time; each runs in milliseconds.
+struct CallTests {
+    static func call(
+        linkRate: Double, receiver: CallSimulation.Receiver = .transportWide, cap: Int = 10_000_000,
+        kind: SendSideBandwidthEstimator.FeedbackKind = .transportWide, start: Int = SendSideBandwidthEstimator.startBitrate,
+        loss: Double = 0, steps: [SimulatedLink.RateStep] = []
+    ) -> CallSimulation {
+        // RTT 100 ms: 50 ms each way; a tc tbf-like queue of 250 ms.
+        let link = SimulatedLink(
+            bitsPerSecond: linkRate, queueLimit: .delay(.milliseconds(250)), propagationDelay: .milliseconds(50),
+            jitter: .milliseconds(2), lossRate: loss, seed: 3, steps: steps)
+        return CallSimulation(
+            estimator: SendSideBandwidthEstimator(cap: cap, feedbackKind: kind, start: start), link: link, receiver: receiver)
+    }
+
+    static func kbps(_ target: SendSideBandwidthEstimator.Target) -> Int { target.bitrate / 1000 }
+
+    @Test func converges_within10PercentOf1500kLink_in5Seconds_withoutStandingQueue() {
+        // 0 s: 300 kbit/s and probes out. From 5 s to 10 s: the target saws
+        // between a back-off to 0.85 of the link and the link, averaging
+        // within 10 % of 1.5 Mbit/s; the queue never stays above 100 ms for half a second.
+        var call = Self.call(linkRate: 1_500_000)
+        call.run(until: .seconds(10))
+        let settled = call.samples(from: 5, to: 10).map(\.target.bitrate)
+        let mean = Double(settled.reduce(0, +)) / Double(settled.count)
+        #expect(abs(mean - 1_500_000) <= 150_000)
+        #expect(settled.allSatisfy { (1_200_000...1_650_000).contains($0) })
+        #expect(call.longestQueue(above: .milliseconds(100)) < .milliseconds(500))
+    }
+
+    @Test func startsAt300k_probesReachTheLinkWithinASecond() {
+        // 0 s: 300 kbit/s, probes at 900 kbit/s and 1.8 Mbit/s; by 1 s the
+        // target is near 1.5 Mbit/s.
+        var call = Self.call(linkRate: 1_500_000)
+        call.run(until: .seconds(1.5))
+        #expect(call.samples[0].target == .init(bitrate: 300_000, limit: .probing))
+        #expect(call.probeStarts.count >= 2)
+        #expect(call.target(at: .seconds(1)).bitrate >= 1_200_000)
+    }
+
+    @Test func rateSteps_adaptDownWithin2sAndBackUpWithin10s() {
+        // 0–10 s: 3 Mbit/s; 10 s: 600 kbit/s; 20 s: 1.5 Mbit/s.
+        var call = Self.call(linkRate: 3_000_000, steps: [
+            .init(at: .seconds(10), bitsPerSecond: 600_000), .init(at: .seconds(20), bitsPerSecond: 1_500_000),
+        ])
+        call.run(until: .seconds(32))
+        #expect(call.target(at: .seconds(9.9)).bitrate >= 2_500_000)
+        #expect(call.samples(from: 12, to: 20).allSatisfy { $0.target.bitrate <= 660_000 })
+        #expect(call.samples(from: 12, to: 20).allSatisfy { $0.queueDelay < .milliseconds(100) })
+        #expect(call.samples(from: 30, to: 32).allSatisfy { $0.target.bitrate >= 1_350_000 })
+    }
+
+    @Test func randomLoss2Percent_keepsAtLeast70PercentOfTheLink() {
+        // 2 % of packets lost at random on a 1.5 Mbit/s link: from 3 s to 20 s
+        // the target never drops under 1.05 Mbit/s.
+        var call = Self.call(linkRate: 1_500_000, loss: 0.02)
+        call.run(until: .seconds(20))
+        #expect(call.samples(from: 3, to: 20).allSatisfy { $0.target.bitrate >= 1_050_000 })
+    }
+
+    @Test func nacksAlone_bringA4MbitStartBelowA1500kLink() {
+        // No transport-wide feedback and no receiver report: the receiver
+        // only NACKs. 0 s: 4 Mbit/s into 1.5 Mbit/s; each second of NACKs backs
+        // off in proportion; by 5 s below the link, and it stays there.
+        var call = Self.call(
+            linkRate: 1_500_000, receiver: .nacksOnly, cap: 4_000_000, kind: .receiverReports, start: 4_000_000)
+        call.run(until: .seconds(10))
+        #expect(call.samples[0].target.bitrate == 4_000_000)
+        #expect(call.samples(from: 5, to: 10).allSatisfy { $0.target.bitrate <= 1_500_000 && $0.target.limit == .loss })
+        #expect(call.samples(from: 5, to: 10).allSatisfy { $0.target.bitrate >= 750_000 })
+    }
+
+    @Test func noFeedbackAtAll_keepsTheCapAndSaysSo() {
+        var call = Self.call(linkRate: 1_500_000, receiver: .silent, cap: 2_000_000, kind: .none)
+        call.run(until: .seconds(5))
+        #expect(call.samples.allSatisfy { $0.target == .init(bitrate: 2_000_000, limit: .noFeedback) })
+        #expect(call.probeStarts.isEmpty)
+    }
+
+    @Test func applicationLimited_estimateHoldsAndAProbeFollowsWhenSendingResumes() {
+        // 0–2 s: all the target allows (probes find ~1.5 Mbit/s); 2–10 s: only
+        // 200 kbit/s to send; 10 s on: all again.
+        var call = Self.call(linkRate: 1_500_000)
+        call.applicationRate = { time in time >= .seconds(2) && time < .seconds(10) ? 200_000 : nil }
+        call.run(until: .seconds(13))
+        let limited = call.samples(from: 3, to: 10)
+        #expect(limited.allSatisfy { $0.applicationLimited })
+        #expect(limited.allSatisfy { (1_000_000...3_000_000).contains($0.target.bitrate) })
+        #expect(call.probeStarts.contains { $0 > .seconds(10) && $0 < .seconds(11.5) })
+        #expect(!call.samples(from: 12, to: 13).contains { $0.applicationLimited })
+    }
+}

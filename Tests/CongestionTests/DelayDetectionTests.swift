@@ -1,0 +1,75 @@
+@testable import Congestion
+import Media
+import Testing
+
+struct DelayDetectionTests {
+    /// Groups 20 ms apart at the sender arriving `growth` ms further apart each time.
+    static func deltas(count: Int, growth: Double) -> [InterArrivalGrouping.Delta] {
+        (1...count).map { i in
+            InterArrivalGrouping.Delta(
+                sendDelta: .milliseconds(20), arrivalDelta: .microseconds(Int64((20 + growth) * 1000)),
+                arrival: .microseconds(Int64(i) * Int64((20 + growth) * 1000)))
+        }
+    }
+
+    @Test func grouping_joinsA5msBurstAndComparesGroups() {
+        var grouping = InterArrivalGrouping()
+        // Two bursts of three packets, 30 ms apart, the second arriving 4 ms later than it left.
+        var out: [InterArrivalGrouping.Delta] = []
+        for burst in 0..<3 {
+            for packet in 0..<3 {
+                let send = Instant.zero + .milliseconds(Int64(30 * burst + 2 * packet))
+                let arrival = Duration.milliseconds(Int64(30 * burst + 2 * packet + 4 * burst))
+                if let delta = grouping.add(sendTime: send, arrival: arrival) { out.append(delta) }
+            }
+        }
+        #expect(out == [.init(sendDelta: .milliseconds(30), arrivalDelta: .milliseconds(34), arrival: .milliseconds(38))])
+    }
+
+    @Test func trendline_slopeFollowsAGrowingQueue() {
+        var growing = TrendlineFilter()
+        var steady = TrendlineFilter()
+        for delta in Self.deltas(count: 30, growth: 2) { _ = growing.update(delta) }
+        for delta in Self.deltas(count: 30, growth: 0) { _ = steady.update(delta) }
+        #expect(growing.slope > 0.05)
+        #expect(steady.slope == 0)
+    }
+
+    @Test func overuse_onlyWhenTheTrendHoldsAboveTheThreshold() {
+        var detector = OveruseDetector()
+        let t = Instant.seconds(1)
+        // One spike over the threshold is not overuse; a sustained rising trend is.
+        #expect(detector.detect(trend: 20, sendDelta: .milliseconds(20), deltaCount: 30, at: t) == .normal)
+        #expect(detector.detect(trend: 5, sendDelta: .milliseconds(20), deltaCount: 30, at: t + .milliseconds(20)) == .normal)
+        var sustained = OveruseDetector()
+        let verdicts = (0..<3).map {
+            sustained.detect(trend: 20 + Double($0), sendDelta: .milliseconds(20), deltaCount: 30, at: t + .milliseconds(20 * Int64($0)))
+        }
+        #expect(verdicts == [.normal, .overusing, .overusing])
+        #expect(sustained.detect(trend: -20, sendDelta: .milliseconds(20), deltaCount: 30, at: t + .milliseconds(80)) == .underusing)
+    }
+
+    @Test func aimd_backsOffToUnderTheDeliveredRate_holdsOnUnderuse_growsAfter() {
+        var control = AIMDRateControl(bitrate: 2_000_000)
+        let t = Instant.seconds(1)
+        control.update(.overusing, acknowledged: 1_500_000, roundTrip: .milliseconds(100), at: t)
+        #expect(control.bitrate == 1_275_000)
+        // A second verdict within the round trip does not cut again.
+        control.update(.overusing, acknowledged: 1_400_000, roundTrip: .milliseconds(100), at: t + .milliseconds(50))
+        #expect(control.bitrate == 1_275_000)
+        control.update(.underusing, acknowledged: 1_300_000, roundTrip: .milliseconds(100), at: t + .milliseconds(300))
+        #expect(control.bitrate == 1_275_000)
+        control.update(.normal, acknowledged: 1_300_000, roundTrip: .milliseconds(100), at: t + .milliseconds(400))
+        control.update(.normal, acknowledged: 1_300_000, roundTrip: .milliseconds(100), at: t + .milliseconds(1400))
+        // Near the last back-off: additive, about one packet per 200 ms response time.
+        #expect((1_300_000...1_340_000).contains(control.bitrate))
+    }
+
+    @Test func aimd_doesNotGrowOnCapacityNobodyUses() {
+        var control = AIMDRateControl(bitrate: 1_000_000)
+        for second in 1...10 {
+            control.update(.normal, acknowledged: 200_000, roundTrip: .milliseconds(100), at: .seconds(Double(second)))
+        }
+        #expect(control.bitrate == 1_000_000)
+    }
+}

@@ -1,0 +1,44 @@
+import Congestion
+import Media
+import RTP
+import Testing
+
+struct SentPacketLogTests {
+    static func feedback(base: UInt16, deltas: [Int16?]) -> TransportFeedback {
+        TransportFeedback(
+            senderSSRC: 2, mediaSSRC: 1, baseSequenceNumber: base, referenceTime: 0, feedbackPacketCount: 0,
+            receiveDeltas: deltas)
+    }
+
+    @Test func matchesFeedbackAcrossTheSequenceWrap() {
+        // 65530 packets sent, then 65527…65535 and 0…9 reported on.
+        var log = SentPacketLog()
+        for i in 0..<65_546 { _ = log.record(size: 1000 + i % 7, at: .zero + .microseconds(Int64(i)), kind: .media) }
+        let entries = log.match(Self.feedback(base: 65527, deltas: (0..<19).map { $0 % 4 == 3 ? nil : 4 }))
+        #expect(entries.map(\.sequenceNumber) == Array(65_527...65_545))
+        #expect(entries.filter { $0.arrival == nil }.map(\.sequenceNumber) == [65_530, 65_534, 65_538, 65_542])
+        #expect(entries[0].sendTime == .zero + .microseconds(65_527))
+    }
+
+    @Test func reportedTwiceOrNeverSent_isSkipped() {
+        var log = SentPacketLog()
+        for _ in 0..<10 { _ = log.record(size: 1200, at: .zero, kind: .probe(cluster: 3)) }
+        #expect(log.match(Self.feedback(base: 5, deltas: [1, 1])).map(\.kind) == [.probe(cluster: 3), .probe(cluster: 3)])
+        #expect(log.match(Self.feedback(base: 5, deltas: [1, 1, 1, 1, 1, 1, 1])).map(\.sequenceNumber) == [7, 8, 9])
+    }
+
+    @Test func acknowledgedBitrate_isWhatArrivedOverTheWindow() {
+        // 1200-byte packets arriving every 8 ms: 1.2 Mbit/s.
+        var log = SentPacketLog()
+        for i in 0..<100 { _ = log.record(size: 1200, at: .zero + .milliseconds(Int64(8 * i)), kind: .media) }
+        #expect(log.acknowledgedBitrate == nil)
+        _ = log.match(Self.feedback(base: 0, deltas: [Int16?](repeating: 32, count: 100)))
+        #expect(abs(log.acknowledgedBitrate! - 1_200_000) < 1)
+    }
+
+    @Test func ringForgetsTheOldest() {
+        var log = SentPacketLog(capacity: 16)
+        for _ in 0..<40 { _ = log.record(size: 1200, at: .zero, kind: .media) }
+        #expect(log.match(Self.feedback(base: 0, deltas: [Int16?](repeating: 1, count: 40))).map(\.sequenceNumber) == Array(24..<40))
+    }
+}
