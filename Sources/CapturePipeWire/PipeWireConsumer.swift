@@ -38,9 +38,11 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
     init(target: UInt32?, remoteFD: Int32?, fps: Int, linksItself: Bool, stallLimit: Duration,
          output: CaptureOutput) throws(CaptureError) {
         connection = try PipeWireConnection(remoteFD: remoteFD, threadName: "capture-pipewire")
+        // The target goes in as pw_stream_connect's node id (PipeWire makes it `node.target`), never as
+        // `target.object`: WirePlumber reads that as an object serial, and the portal hands out node ids,
+        // which PipeWire reuses, so a later share's id names another node's serial, or none.
         let role = "media.type=Video media.category=Capture media.role=Screen node.name=screenshare-capture"
-        let targetProperty = linksItself ? "" : target.map { " target.object=\($0)" } ?? ""
-        stream = try PipeWireStream(core: connection.core, name: "screenshare", properties: role + targetProperty)
+        stream = try PipeWireStream(core: connection.core, name: "screenshare", properties: role)
         self.output = output
         self.target = target
         self.linksItself = linksItself

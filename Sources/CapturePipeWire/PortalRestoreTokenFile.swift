@@ -1,5 +1,8 @@
 import Foundation
 import Capture
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where the portal's restore token is kept between shares. With it the
 /// portal may skip the picker and share the same screen again; each Start
@@ -26,16 +29,33 @@ public struct PortalRestoreTokenFile: Sendable {
         return token.isEmpty ? nil : token
     }
 
-    /// Saves `token`, readable by this user only: it grants a screen share without asking.
+    /// Saves `token`, readable by this user only: it grants a screen share without asking. The file is
+    /// made 0600 from its first byte (a temporary beside it, then renamed over the old one), so the
+    /// token is never readable by others, not even for a moment, and a reader never sees half of it.
     public func save(_ token: String) throws(CaptureError) {
         let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let temporary = "\(directory)/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0 ... .max))"
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
-            try Data((token + "\n").utf8).write(to: url, options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         } catch {
-            throw CaptureError(.temporary, "Could not save the screen-share restore token to \(path): \(error.localizedDescription). The next share will ask again which screen to share")
+            throw failure(error.localizedDescription)
         }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+        let bytes = Array((token + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let reason = written == bytes.count ? nil : String(cString: strerror(written < 0 ? errno : EIO))
+        close(fd)
+        guard reason == nil, rename(temporary, path) == 0 else {
+            let why = reason ?? String(cString: strerror(errno))
+            unlink(temporary)
+            throw failure(why)
+        }
+    }
+
+    private func failure(_ reason: String) -> CaptureError {
+        CaptureError(.temporary, "Could not save the screen-share restore token to \(path): \(reason). The next share will ask again which screen to share")
     }
 }

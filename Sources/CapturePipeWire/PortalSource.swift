@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Capture
 
@@ -7,13 +8,22 @@ import Capture
 /// The first start opens a portal session (the person may be asked in the
 /// picker) and keeps it; every start, including the watchdog's restart,
 /// asks that session for a fresh PipeWire connection, since a connection
-/// serves one run only. `close` ends the session.
+/// serves one run only. `close` ends the session. When the desktop ends it
+/// (the person pressed Stop in its sharing indicator), the capture fails for
+/// good with the reason.
 public final class PortalSource: CaptureSource {
     private struct Shared {
         var portal: ScreenCastPortal?
         var stream: PortalStream?
         var capture: PipeWireSource?
+        var output: CaptureOutput?
+        var ended: String?
     }
+
+    /// How often the session bus is looked at for the desktop ending the share.
+    private static let watchPeriod: TimeInterval = 0.1
+    /// Long enough for libdbus to read what has arrived, short enough not to hold up a restart.
+    private static let watchWait: Duration = .milliseconds(5)
 
     private let options: ScreenCastPortal.Options
     private let fps: Int
@@ -51,6 +61,8 @@ public final class PortalSource: CaptureSource {
 
     public func start(_ output: CaptureOutput) throws(CaptureError) {
         let capture = try shared.withLock { state throws(CaptureError) -> PipeWireSource in
+            if let ended = state.ended { throw CaptureError(.permanent, ended) }
+            state.output = output
             if let capture = state.capture { return capture }
             let portal = try ScreenCastPortal(options)
             try portal.createSession()
@@ -64,11 +76,29 @@ public final class PortalSource: CaptureSource {
                                              return try self.freshRemote()
                                          },
                                          node: { stream.nodeID })
-            state = Shared(portal: portal, stream: stream, capture: capture)
+            state = Shared(portal: portal, stream: stream, capture: capture, output: output)
+            Thread.detachNewThread { [weak self] in
+                while self?.watchSession() == true { Thread.sleep(forTimeInterval: Self.watchPeriod) }
+            }
             return capture
         }
         // Outside the lock: starting asks `freshRemote`, which takes it.
         try capture.start(output)
+    }
+
+    /// Looks once for the desktop ending the session; false once there is no session to watch.
+    private func watchSession() -> Bool {
+        let (watching, ended) = shared.withLock { state -> (Bool, (String, CaptureOutput?)?) in
+            guard state.ended == nil, let portal = state.portal else { return (false, nil) }
+            guard let reason = portal.endedByDesktop(waitingUpTo: Self.watchWait) else { return (true, nil) }
+            state.ended = reason
+            return (false, (reason, state.output))
+        }
+        if let (reason, output) = ended {
+            // The stream has lost its node too; a restart would only fail the same way.
+            output?.fail(CaptureError(.permanent, reason))
+        }
+        return watching
     }
 
     public func stop() {

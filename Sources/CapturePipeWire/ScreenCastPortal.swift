@@ -18,17 +18,25 @@ public final class ScreenCastPortal {
         public var startTimeout: Duration
         /// The other steps need no person, only the portal.
         public var requestTimeout: Duration
+        /// Told, in words for the log, what became of the saved restore token.
+        public var notes: @Sendable (String) -> Void
 
         public init(sourceTypes: PortalSourceTypes = .monitor,
                     restoreTokenFile: PortalRestoreTokenFile? = PortalRestoreTokenFile(path: PortalRestoreTokenFile.defaultPath()),
-                    busAddress: String? = nil, startTimeout: Duration = .seconds(60), requestTimeout: Duration = .seconds(10)) {
+                    busAddress: String? = nil, startTimeout: Duration = .seconds(60), requestTimeout: Duration = .seconds(10),
+                    notes: @escaping @Sendable (String) -> Void = { _ in }) {
             self.sourceTypes = sourceTypes
             self.restoreTokenFile = restoreTokenFile
             self.busAddress = busAddress
             self.startTimeout = startTimeout
             self.requestTimeout = requestTimeout
+            self.notes = notes
         }
     }
+
+    /// Why a started session ended from the desktop's side.
+    public static let closedByDesktop = "The desktop stopped the screen share"
+    public static let busLost = "The connection to the desktop's screen-share portal (the D-Bus session bus) was lost"
 
     /// Reading the portal's properties needs no person; a live portal answers in milliseconds.
     private static let propertiesTimeout: Duration = .seconds(5)
@@ -38,6 +46,8 @@ public final class ScreenCastPortal {
     public let options: Options
     private let link: DBusLink
     private var session: String?
+    /// The saved token SelectSources presented, to tell after Start whether the portal honoured it.
+    private var presentedToken: String?
     /// Set when Start succeeded but its new restore token could not be kept;
     /// the share works and the next one asks again.
     public private(set) var restoreTokenProblem: CaptureError?
@@ -69,6 +79,8 @@ public final class ScreenCastPortal {
         guard let handle = results["session_handle"]?.string else {
             throw CaptureError(.permanent, "The screen-share portal opened a session but did not say which; its answer was incomplete")
         }
+        // The portal broadcasts Closed: without the rule the bus would not pass it on.
+        try link.addMatch(Self.closedRule(handle))
         session = handle
     }
 
@@ -83,12 +95,28 @@ public final class ScreenCastPortal {
         if let cursor = offered.cursorModes.preferred {
             choices.append(("cursor_mode", .uint32(cursor.rawValue)))
         }
+        presentedToken = nil
+        var token: String?
         if let version = offered.version, version >= PortalProbe.firstVersionWithRestore {
             choices.append(("persist_mode", .uint32(Self.persistUntilRevoked)))
-            if let token = options.restoreTokenFile?.load() {
-                choices.append(("restore_token", .string(token)))
-            }
+            token = options.restoreTokenFile?.load()
         }
+        guard let token else {
+            try selectSources(handle, choices)
+            return
+        }
+        do throws(CaptureError) {
+            try selectSources(handle, choices + [("restore_token", .string(token))])
+            presentedToken = token
+        } catch {
+            // xdg-desktop-portal refuses a token that is not one of its own (not a UUID) with an error
+            // rather than ignoring it; the session is still unselected, so ask again without it.
+            options.notes("The desktop refused the saved restore token (\(error.message)); the screen is chosen in its picker instead")
+            try selectSources(handle, choices)
+        }
+    }
+
+    private func selectSources(_ handle: String, _ choices: [(String, DBusValue)]) throws(CaptureError) {
         _ = try request("SelectSources", timeout: options.requestTimeout,
                         silence: "The screen-share portal did not take the choice of sources") { handleToken in
             [.objectPath(handle), .vardict(choices + [("handle_token", .string(handleToken))])]
@@ -107,10 +135,35 @@ public final class ScreenCastPortal {
         guard !streams.isEmpty else {
             throw CaptureError(.permanent, "The screen-share portal started but gave no screen to capture")
         }
-        if let token = results["restore_token"]?.string, let file = options.restoreTokenFile {
+        let token = results["restore_token"]?.string
+        if let presented = presentedToken {
+            // A restored session hands the same token back; an unknown one is dropped silently and the
+            // picker asked instead, so a new token (or none) is how a refusal shows.
+            options.notes(token == presented
+                ? "The desktop restored the last choice from the saved restore token, without its picker"
+                : "The desktop did not know the saved restore token, so the screen was chosen in its picker")
+        }
+        if let token, token != presentedToken, let file = options.restoreTokenFile {
             do throws(CaptureError) { try file.save(token) } catch { restoreTokenProblem = error }
         }
         return streams
+    }
+
+    /// Waits up to `limit` for the desktop to end the started session (its Stop button, or the screen
+    /// going away) and says why it ended; nil while it goes on.
+    public func endedByDesktop(waitingUpTo limit: Duration) -> String? {
+        guard let handle = session else { return nil }
+        let deadline = ContinuousClock.now + limit
+        repeat {
+            guard let message = link.nextMessage(waitingUpTo: deadline - ContinuousClock.now) else {
+                return link.isConnected ? nil : Self.busLost
+            }
+            if message.kind == .signal, message.interface == PortalNames.session, message.member == "Closed", message.path == handle {
+                session = nil
+                return Self.closedByDesktop
+            }
+        } while ContinuousClock.now < deadline
+        return nil
     }
 
     /// A new connection to PipeWire through which the started streams can be
@@ -131,7 +184,12 @@ public final class ScreenCastPortal {
     public func close() {
         guard let handle = session else { return }
         session = nil
+        link.removeMatch(Self.closedRule(handle))
         try? link.send(.methodCall(destination: PortalNames.busName, path: handle, interface: PortalNames.session, member: "Close"))
+    }
+
+    private static func closedRule(_ session: String) -> String {
+        "type='signal',interface='\(PortalNames.session)',member='Closed',path='\(session)'"
     }
 
     private func currentSession() throws(CaptureError) -> String {

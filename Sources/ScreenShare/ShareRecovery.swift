@@ -21,6 +21,7 @@ public final class ShareRecovery: @unchecked Sendable {
 
     enum Work {
         case restartCapture(String)
+        case giveUpCapture(String)
         case connection(SenderConnection, ConnectionWatchdog.Action)
         case ladder(SenderConnection, StallLadder.Action)
     }
@@ -33,12 +34,22 @@ public final class ShareRecovery: @unchecked Sendable {
     private var receivers: [String: Receiver] = [:]
     private var budget = ShareAgainBudget()
     private var history = LadderHistory()
+    private var lastCaptureFailure: String?
+    private var captureGivenUp = false
     private var captureDoing = ""
+    private let captureEnded: @Sendable (String) -> Void
 
-    public init(session: ShareSession, clock: any MonotonicClock, output: EventOutput) {
+    /// Restarts that bring nothing back before the capture is given up and the share ended.
+    static let restartsBeforeGivingUp = 3
+
+    /// `captureEnded` is told, once, why the capture cannot go on (the shared window closed, the
+    /// desktop stopped the share, restarts do not bring it back): the share must end with that reason.
+    public init(session: ShareSession, clock: any MonotonicClock, output: EventOutput,
+                captureEnded: @escaping @Sendable (String) -> Void = { _ in }) {
         self.session = session
         self.clock = clock
         self.output = output
+        self.captureEnded = captureEnded
         captureWatchdog = CaptureWatchdog(startedAt: clock.now)
         session.observeCapture(
             activity: { [weak self] frame in self?.captureActivity(frame: frame) },
@@ -68,6 +79,20 @@ public final class ShareRecovery: @unchecked Sendable {
 
     private func captureFailed(_ error: CaptureError) {
         output.log(.warning, "screen", "capture: \(error)")
+        note(error)
+    }
+
+    private func note(_ error: CaptureError) {
+        lock.withLock { lastCaptureFailure = error.message }
+        if error.kind == .permanent { endCapture(error.message) }
+    }
+
+    private func endCapture(_ reason: String) {
+        let first = lock.withLock { () -> Bool in
+            defer { captureGivenUp = true }
+            return !captureGivenUp
+        }
+        if first { captureEnded(reason) }
     }
 
     /// A receiver's media report: `screenStalled` true or false.
@@ -91,11 +116,15 @@ public final class ShareRecovery: @unchecked Sendable {
         let now = clock.now
         let work = lock.withLock { () -> [Work] in
             var work: [Work] = []
-            let captureActions = captureWatchdog.tick(now: now)
+            let captureActions = captureGivenUp ? [] : captureWatchdog.tick(now: now)
             history.record(captureActions, for: "capture", at: now)
             for case .restartCapture(let reason) in captureActions {
-                work.append(.restartCapture(reason))
-                captureDoing = "capture restarted"
+                if captureWatchdog.consecutiveRestarts > Self.restartsBeforeGivingUp {
+                    work.append(.giveUpCapture(lastCaptureFailure ?? reason))
+                } else {
+                    work.append(.restartCapture(reason))
+                    captureDoing = "capture restarted"
+                }
             }
             for id in receivers.keys.sorted() {
                 var r = receivers[id]!
@@ -147,11 +176,15 @@ public final class ShareRecovery: @unchecked Sendable {
             switch item {
             case .restartCapture(let reason):
                 output.log(.warning, "screen", "restarting the capture: \(reason)")
-                do {
+                do throws(CaptureError) {
                     try session.restartCapture()
                 } catch {
                     output.log(.error, "screen", "the capture could not be restarted: \(error)")
+                    note(error)
                 }
+            case .giveUpCapture(let failure):
+                let restarts = Self.restartsBeforeGivingUp
+                endCapture("The screen capture stopped and \(restarts) restarts did not bring it back: \(failure)")
             case .connection(let c, let action):
                 perform(action, on: c)
             case .ladder(let c, let action):

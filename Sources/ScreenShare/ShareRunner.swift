@@ -14,12 +14,14 @@ import Sending
 /// reads live commands from stdin, and stops cleanly on SIGINT/SIGTERM or
 /// when the duration is up.
 public final class ShareRunner: @unchecked Sendable {
-    // Safety: set up before threads start; the heartbeat guards its own state.
+    // Safety: set up before threads start; the heartbeat guards its own state; `endReason` is guarded by `endLock`.
     private let options: ShareOptions
     private let output: EventOutput
     private let clock = SystemClock()
     private lazy var heartbeat = ShareHeartbeat(clock: clock)
     private var signalSources: [DispatchSourceSignal] = []
+    private let endLock = NSLock()
+    private var endReason: String?
 
     public init(options: ShareOptions) {
         self.options = options
@@ -38,7 +40,7 @@ public final class ShareRunner: @unchecked Sendable {
         }
         let session = ShareSession(source: source, parameters: ShareParameters(policy: options.policy, fps: options.fps),
                                    clock: clock, output: output)
-        let recovery = ShareRecovery(session: session, clock: clock, output: output)
+        let recovery = ShareRecovery(session: session, clock: clock, output: output) { [self] reason in end(because: reason) }
         let connection: SenderConnection
         do {
             try session.start()
@@ -61,8 +63,14 @@ public final class ShareRunner: @unchecked Sendable {
         installSignalHandlers(diagnostics: diagnostics)
         StdinCommands(session: session, recovery: recovery, diagnostics: diagnostics, output: output) { [self] in requestStop() }.start()
         loop(session, connection, recovery)
-        session.stop()
+        session.stop(reason: endLock.withLock { endReason } ?? ShareSession.stoppedOnRequest)
         return 0
+    }
+
+    /// The share cannot go on (the capture ended for good): it stops with `reason`.
+    private func end(because reason: String) {
+        endLock.withLock { endReason = endReason ?? reason }
+        requestStop()
     }
 
     private func receiverConfig() -> ReceiverConfig {
@@ -94,7 +102,9 @@ public final class ShareRunner: @unchecked Sendable {
         heartbeat.run(recovery: recovery.tick) { now in
             let status = session.status(of: connection, watchdog: recovery.doing(for: connection.config.id))
             output.event("status", status.json, human: status.firstLine + "\n" + status.secondLine)
-            return options.duration.map { (now - started).inSeconds < $0 } ?? true
+            guard let duration = options.duration, (now - started).inSeconds >= duration else { return true }
+            endLock.withLock { endReason = endReason ?? "the --duration was up" }
+            return false
         }
     }
 

@@ -82,8 +82,12 @@ public final class ShareSession: @unchecked Sendable {
         connection.status(capturedFPS: hub.capturedFPS(), watchdog: watchdog)
     }
 
-    /// Stops the capture and every connection (each sends RTCP BYE).
-    public func stop() {
+    /// Why a share ended when nobody gave a reason of their own.
+    public static let stoppedOnRequest = "the share was stopped"
+
+    /// Stops the capture and every connection (each sends RTCP BYE); `reason`, in plain words,
+    /// goes with the `share` off event.
+    public func stop(reason: String = ShareSession.stoppedOnRequest) {
         let (wasRunning, source) = lock.withLock { () -> (Bool, any CaptureSource) in
             defer { running = false }
             return (running, self.source)
@@ -92,6 +96,6 @@ public final class ShareSession: @unchecked Sendable {
         source.stop()
         for c in hub.all { removeReceiver(c) }
         hub.releaseLatest()
-        output.event("share", [("state", .string("off"))], human: "Share stopped")
+        output.event("share", [("state", .string("off")), ("reason", .string(reason))], human: "Share stopped: \(reason)")
     }
 }

@@ -46,7 +46,9 @@ enum SourceFactory {
             return PipeWireSource(nodeID: node, fps: fps, linksItself: selection.linkPipeWire)
         case "portal":
             let tokenFile = PortalRestoreTokenFile(path: selection.restoreTokenFile ?? PortalRestoreTokenFile.defaultPath())
-            let options = ScreenCastPortal.Options(sourceTypes: selection.portalWindow ? .window : .monitor, restoreTokenFile: tokenFile)
+            let options = ScreenCastPortal.Options(sourceTypes: selection.portalWindow ? .window : .monitor, restoreTokenFile: tokenFile) { note in
+                output.log(.info, "capture", note)
+            }
             return PortalSource(options, fps: fps, linksItself: selection.linkPipeWire)
         default:
             throw Failure(description: "unknown source \"\(spec)\": use synthetic, x11[:DISPLAY], pipewire[:NODE] or portal")

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Synchronization
 import Capture
 import CapturePipeWire
@@ -11,12 +12,20 @@ import CapturePipeWire
 /// request at once as if the person chose the given PipeWire node, and hands
 /// out connections to the given PipeWire socket.
 ///
+/// The real portal is tested too (`Tools/gnome-desktop`, the end-to-end
+/// tests); the stand-in stays for what it cannot be made to do there with
+/// nobody at the screen: a picker that is cancelled, one nobody answers, one
+/// answered after a refused restore token, and a Response signal sent straight
+/// after the method's reply. It treats restore tokens as xdg-desktop-portal
+/// 1.16 does: one that is not a UUID is refused with an error, a known one
+/// restores the choice and comes back unchanged, an unknown one is ignored.
+///
 /// It says what callers presented through `report`, one line per event:
-/// `selected types=1 cursor_mode=2 persist_mode=2`, `restore_token_presented=token-1`
-/// (or `=none`), `started node=42 restore_token=token-2`, `start_cancelled`, `start_unanswered`,
-/// `pipewire_remote_opened`.
+/// `selected types=1 cursor_mode=2 persist_mode=2`, `restore_token_presented=TOKEN`
+/// (or `=none`), `restore_token_refused=TOKEN`, `started node=42 restore_token=TOKEN restored=true`,
+/// `start_cancelled`, `start_unanswered`, `pipewire_remote_opened`.
 public final class PortalStandIn: @unchecked Sendable {
-    // Safety: `link`, `sessions`, `tokensIssued` and `pendingResponse` are used only inside
+    // Safety: `link`, `sessions`, `tokensIssued`, `restoring` and `pendingResponse` are used only inside
     // `run`, which one thread runs; `stop` touches only the atomic flag.
 
     /// How Start is answered.
@@ -65,7 +74,9 @@ public final class PortalStandIn: @unchecked Sendable {
     private let link: DBusLink
     private let stopping = Atomic<Bool>(false)
     private var sessions: [String: SessionState] = [:]
-    private var tokensIssued = 0
+    private var tokensIssued: Set<String> = []
+    /// Per session: the known token SelectSources presented, handed back by Start.
+    private var restoring: [String: String] = [:]
     /// A Response signal that must follow the method's reply, which names its path.
     private var pendingResponse: DBusEnvelope?
 
@@ -117,8 +128,15 @@ public final class PortalStandIn: @unchecked Sendable {
             let choices = arguments.dropFirst().first?.dictionary ?? [:]
             let number = { (key: String) in choices[key]?.uint32.map(String.init) ?? "none" }
             options.report("selected types=\(number("types")) cursor_mode=\(number("cursor_mode")) persist_mode=\(number("persist_mode"))")
-            options.report("restore_token_presented=\(choices["restore_token"]?.string ?? "none")")
-            sessions[arguments[0].string ?? ""] = .selected
+            let presented = choices["restore_token"]?.string
+            if let presented, UUID(uuidString: presented) == nil {
+                options.report("restore_token_refused=\(presented)")
+                return call.errorReply(name: PortalNames.invalidArgs, message: "Restore token is not a valid UUID string")
+            }
+            options.report("restore_token_presented=\(presented ?? "none")")
+            let session = arguments[0].string ?? ""
+            sessions[session] = .selected
+            restoring[session] = presented.flatMap { tokensIssued.contains($0) ? $0 : nil }
             return respond(to: call, choices: choices, code: 0, results: [])
         case (PortalNames.screenCast?, "Start"?):
             try expect(arguments, in: .selected)
@@ -133,9 +151,10 @@ public final class PortalStandIn: @unchecked Sendable {
                 return respond(to: call, choices: choices, code: nil, results: [])
             }
             sessions[arguments[0].string ?? ""] = .started
-            tokensIssued += 1
-            let token = "token-\(tokensIssued)"
-            options.report("started node=\(options.node) restore_token=\(token)")
+            let restored = restoring[arguments[0].string ?? ""]
+            let token = restored ?? UUID().uuidString.lowercased()
+            tokensIssued.insert(token)
+            options.report("started node=\(options.node) restore_token=\(token) restored=\(restored != nil)")
             let stream = DBusValue.structure([.uint32(options.node), .vardict([("source_type", .uint32(PortalSourceTypes.monitor.rawValue))])])
             return respond(to: call, choices: choices, code: 0,
                            results: [("streams", .array(elementSignature: stream.signature, [stream])), ("restore_token", .string(token))])

@@ -4,6 +4,7 @@ import Capture
 import CapturePipeWire
 import TestSupport
 import Media
+import Synchronization
 
 /// Each test runs its own session bus with the portal stand-in on it; the
 /// capture tests add a PipeWire daemon and the test producer, and link the
@@ -14,9 +15,27 @@ struct PortalSourceTests {
     /// Any node number will do where no frames are read.
     static let unusedNode: UInt32 = 7
 
-    private func options(_ bus: TestSessionBus, _ tokens: TestTokenFile) -> ScreenCastPortal.Options {
+    private func options(_ bus: TestSessionBus, _ tokens: TestTokenFile, notes: Notes = Notes()) -> ScreenCastPortal.Options {
         ScreenCastPortal.Options(sourceTypes: .monitor, restoreTokenFile: tokens.file, busAddress: bus.address,
-                                 startTimeout: .seconds(5), requestTimeout: .seconds(5))
+                                 startTimeout: .seconds(5), requestTimeout: .seconds(5)) { notes.add($0) }
+    }
+
+    /// What the portal client said about the restore token.
+    final class Notes: Sendable {
+        private let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    /// One whole share up to Start, as the portal source makes it.
+    private func share(_ options: ScreenCastPortal.Options) throws -> [PortalStream] {
+        let share = try ScreenCastPortal(options)
+        defer { share.close() }
+        try share.createSession()
+        try share.selectSources()
+        let streams = try share.start()
+        #expect(share.restoreTokenProblem == nil)
+        return streams
     }
 
     private func waitForNode(_ producer: PipeWireTestProducer) throws -> UInt32 {
@@ -61,27 +80,60 @@ struct PortalSourceTests {
         #expect(sink.failures.isEmpty)
     }
 
-    @Test func restoreToken_savedAfterStart_andPresentedOnTheNextShare() throws {
+    @Test func restoreToken_savedAfterStart_presentedOnTheNextShare_andKeptWhenItComesBack() throws {
         let bus = try TestSessionBus()
         defer { bus.stop() }
         let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent")
         defer { portal.stop() }
         let tokens = TestTokenFile()
         defer { tokens.remove() }
+        let notes = Notes()
 
         for _ in 1...2 {
-            let share = try ScreenCastPortal(options(bus, tokens))
-            try share.createSession()
-            try share.selectSources()
-            let streams = try share.start()
+            let streams = try share(options(bus, tokens, notes: notes))
             #expect(streams.map(\.nodeID) == [Self.unusedNode])
             #expect(streams.first?.sourceType == .monitor)
-            #expect(share.restoreTokenProblem == nil)
-            share.close()
         }
+        let token = try #require(tokens.file.load())
         #expect(portal.lines.filter { $0.hasPrefix("restore_token_presented=") }
-            == ["restore_token_presented=none", "restore_token_presented=token-1"])
-        #expect(tokens.file.load() == "token-2")
+            == ["restore_token_presented=none", "restore_token_presented=\(token)"])
+        #expect(portal.lines.filter { $0.hasPrefix("started") }.map { $0.hasSuffix("restored=true") } == [false, true])
+        #expect(notes.all == ["The desktop restored the last choice from the saved restore token, without its picker"])
+    }
+
+    @Test func refusedRestoreToken_fallsBackToThePicker_saysSo_andSavesTheNewToken() throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent")
+        defer { portal.stop() }
+        let tokens = TestTokenFile()
+        defer { tokens.remove() }
+        try tokens.file.save("not-a-token-of-the-portal")
+        let notes = Notes()
+
+        _ = try share(options(bus, tokens, notes: notes))
+        #expect(portal.lines.contains("restore_token_refused=not-a-token-of-the-portal"))
+        #expect(portal.lines.contains("restore_token_presented=none"))
+        #expect(notes.all.count == 1)
+        #expect(notes.all.first?.hasPrefix("The desktop refused the saved restore token (") == true, "\(notes.all)")
+        #expect(notes.all.first?.hasSuffix("; the screen is chosen in its picker instead") == true, "\(notes.all)")
+        #expect(tokens.file.load().flatMap(UUID.init(uuidString:)) != nil)
+    }
+
+    @Test func unknownRestoreToken_isIgnoredByThePortal_theLogSaysThePickerChose() throws {
+        let bus = try TestSessionBus()
+        defer { bus.stop() }
+        let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent")
+        defer { portal.stop() }
+        let tokens = TestTokenFile()
+        defer { tokens.remove() }
+        let forgotten = UUID().uuidString.lowercased()
+        try tokens.file.save(forgotten)
+        let notes = Notes()
+
+        _ = try share(options(bus, tokens, notes: notes))
+        #expect(notes.all == ["The desktop did not know the saved restore token, so the screen was chosen in its picker"])
+        #expect(tokens.file.load() != forgotten)
     }
 
     @Test func cancelledPicker_isAPermanentErrorInPlainWords_andSavesNoToken() throws {

@@ -179,7 +179,10 @@ public final class ControlServer: @unchecked Sendable {
         }
         let session = ShareSession(source: source, parameters: ShareParameters(policy: start.policy, fps: start.fps),
                                    clock: clock, output: output)
-        let recovery = ShareRecovery(session: session, clock: clock, output: output)
+        let recovery = ShareRecovery(session: session, clock: clock, output: output) { [weak self, weak session] reason in
+            guard let session else { return }
+            self?.captureEnded(session, reason: reason)
+        }
         do {
             try session.start()
         } catch {
@@ -291,4 +294,16 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     public var isSharing: Bool { lock.withLock { share != nil } }
+
+    /// The capture cannot go on: that share ends with `reason`, as if the client had sent stop. The
+    /// capture's own thread may be the one telling, and stopping waits for it, so the stop runs apart.
+    private func captureEnded(_ session: ShareSession, reason: String) {
+        let ended = lock.withLock { () -> Bool in
+            guard share?.session === session else { return false }
+            share = nil
+            return true
+        }
+        guard ended else { return }
+        DispatchQueue.global().async { session.stop(reason: reason) }
+    }
 }
