@@ -90,7 +90,7 @@ def check_web(check, policy):
         check.expect(0 < mbs <= 3600, "Motion at %dx%d is %d macroblocks, over 3600" % (width, height, mbs))
     elif (width, height) != (1920, 1080):
         # Balanced may send smaller while the sender says the link or the CPU
-        # is short (SPEC §3); then what Chromium decodes must be what it sends.
+        # is short (docs/behaviour.md §3.8); then what Chromium decodes must be what it sends.
         status = [s for t, s in sender.events("status") if t <= stats[-1][0]]
         said = status[-1] if status else {}
         shrunk = (policy == "balanced" and said.get("limitedBy") in ("bandwidth", "cpu")
