@@ -124,11 +124,14 @@ def read_stamp(luma, stride, scale):
     return number if check == word & 0xFF else None
 
 
-def rtpbin_argv(key_hex, ssrc, listen, feedback, viewer, twcc=False, latency=200):
+def rtpbin_argv(key_hex, ssrc, listen, feedback, viewer, twcc=False, latency=500):
     """rtpbin (AVPF) listening on `listen` (host, port), sending RR, NACK and
     PLI (and transport-cc feedback with `twcc`) as SRTCP to `feedback` (host,
-    port). Its jitter buffer is rtpbin's own: `latency` ms, and it waits that
-    long before its first packet."""
+    port). Its jitter buffer waits `latency` ms before its first packet, and
+    gives a packet up (NACKed when it is due, from the spacing of the ones
+    before it) once it is `latency` ms late: 500 ms covers a bottleneck queue
+    of 200 ms and a NACK's round trip, where rtpbin's default of 200 ms loses
+    the tail of every frame that queue delays."""
     extra = ", rtcp-fb-nack-pli=(boolean)true, rtcp-fb-nack=(boolean)true"
     if twcc:
         extra += ", extmap-%d=(string)%s" % (TWCC_ID, TWCC_URI)
