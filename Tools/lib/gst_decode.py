@@ -124,14 +124,14 @@ def read_stamp(luma, stride, scale):
     return number if check == word & 0xFF else None
 
 
-def rtpbin_argv(key_hex, ssrc, listen, feedback, viewer, twcc=False, latency=500):
+def rtpbin_argv(key_hex, ssrc, listen, feedback, viewer, twcc=False, latency=200):
     """rtpbin (AVPF) listening on `listen` (host, port), sending RR, NACK and
     PLI (and transport-cc feedback with `twcc`) as SRTCP to `feedback` (host,
-    port). Its jitter buffer waits `latency` ms before its first packet, and
-    gives a packet up (NACKed when it is due, from the spacing of the ones
-    before it) once it is `latency` ms late: 500 ms covers a bottleneck queue
-    of 200 ms and a NACK's round trip, where rtpbin's default of 200 ms loses
-    the tail of every frame that queue delays."""
+    port). Its jitter buffer is rtpbin's own, at its default latency: it waits
+    that long before its first packet, and with do-retransmission it NACKs a
+    packet when it is due from the spacing of those before it and gives it up
+    a few tens of milliseconds later, so a packet that a bottleneck's queue
+    only delays can be dropped on arrival as too late."""
     extra = ", rtcp-fb-nack-pli=(boolean)true, rtcp-fb-nack=(boolean)true"
     if twcc:
         extra += ", extmap-%d=(string)%s" % (TWCC_ID, TWCC_URI)
