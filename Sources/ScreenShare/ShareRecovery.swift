@@ -65,6 +65,16 @@ public final class ShareRecovery: @unchecked Sendable {
         }
     }
 
+    /// Another source took the capture's place: its silence is timed from now, and the old one's failures are forgotten.
+    public func sourceReplaced() {
+        let now = clock.now
+        lock.withLock {
+            captureWatchdog = CaptureWatchdog(startedAt: now)
+            lastCaptureFailure = nil
+            captureDoing = ""
+        }
+    }
+
     public func detach(_ id: String) {
         _ = lock.withLock { receivers.removeValue(forKey: id) }
     }

@@ -29,7 +29,7 @@ case "share":
     }
 case "sources":
     let display = arguments.firstIndex(of: "--display").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-    print(SourcesCommand.text(display: display))
+    print(SourceInventory.gather(display: display).text)
 case "frames":
     do {
         exit(try RawFramesCommand.parse(arguments).run())

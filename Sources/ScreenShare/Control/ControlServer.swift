@@ -1,4 +1,5 @@
 import Capture
+import CapturePipeWire
 import Events
 import Foundation
 import Media
@@ -15,6 +16,9 @@ public final class ControlServer: @unchecked Sendable {
         let session: ShareSession
         let recovery: ShareRecovery
         let diagnostics: ShareDiagnostics
+        let fps: Int
+        /// What the client was last told is being shared.
+        var shown: SharedSource
         var receivers: [String: SenderConnection] = [:]
         /// Receivers in the order they were added, for status and diagnostics.
         var order: [String] = []
@@ -50,7 +54,14 @@ public final class ControlServer: @unchecked Sendable {
             refuse(error)
         case .success(let request):
             do throws(ControlError) {
-                let fields = try performLocked(request.command)
+                let fields: [(String, JSONValue)]
+                switch request.command {
+                // These may wait on a portal's picker or on the desktop: the share's
+                // heartbeat must not wait with them, so they run outside the lock.
+                case .setSource(let source): fields = try switchSource(source)
+                case .sources(let display): fields = try inventory(display)
+                default: fields = try performLocked(request.command)
+                }
                 reply(request, fields)
             } catch var error {
                 error.id = request.id
@@ -90,11 +101,9 @@ public final class ControlServer: @unchecked Sendable {
             if let level { output.setLevel(level) }
             return [("protocol", .int(ControlDecoder.protocolVersion))]
         }
-        guard greeted else {
-            throw ControlError(.helloFirst, "send {\"cmd\":\"hello\",\"protocol\":\(ControlDecoder.protocolVersion)} first")
-        }
+        try requireGreeted()
         switch command {
-        case .hello:
+        case .hello, .setSource, .sources:
             return []
         case .setLogLevel(let level):
             output.setLevel(level)
@@ -159,6 +168,13 @@ public final class ControlServer: @unchecked Sendable {
         }
     }
 
+    private static let helloFirst = ControlError(
+        .helloFirst, "send {\"cmd\":\"hello\",\"protocol\":\(ControlDecoder.protocolVersion)} first")
+
+    private func requireGreeted() throws(ControlError) {
+        guard greeted else { throw Self.helloFirst }
+    }
+
     private func running() throws(ControlError) -> Share {
         guard let share else { throw ControlError(.notSharing, "no share is running: send start first") }
         return share
@@ -170,13 +186,7 @@ public final class ControlServer: @unchecked Sendable {
 
     private func startShare(_ start: StartShare) throws(ControlError) -> [(String, JSONValue)] {
         guard share == nil else { throw ControlError(.alreadySharing, "a share is already running: stop it first") }
-        let source: any CaptureSource
-        do {
-            source = try SourceFactory.make(start.source, size: (start.width, start.height), fps: start.fps, scenario: start.scenario,
-                                            output: output)
-        } catch {
-            throw ControlError(.badField, "\(error)", field: "source")
-        }
+        let source = try makeSource(start.source, fps: start.fps)
         let session = ShareSession(source: source, parameters: ShareParameters(policy: start.policy, fps: start.fps),
                                    clock: clock, output: output)
         let recovery = ShareRecovery(session: session, clock: clock, output: output) { [weak self, weak session] reason in
@@ -189,8 +199,59 @@ public final class ControlServer: @unchecked Sendable {
             session.stop()
             throw ControlError(.failed, "the capture could not start: \(error)")
         }
-        share = Share(session: session, recovery: recovery, diagnostics: ShareDiagnostics(session: session, recovery: recovery))
-        return [("source", .string(source.name)), ("policy", .string(start.policy.rawValue))]
+        let shown = SharedSource(source)
+        share = Share(session: session, recovery: recovery, diagnostics: ShareDiagnostics(session: session, recovery: recovery),
+                      fps: start.fps, shown: shown)
+        return shown.json + [("policy", .string(start.policy.rawValue))]
+    }
+
+    /// The source a request names. The portal's restore token is the client's to keep: the one it
+    /// gave is presented, and the one the portal hands back goes to it in a `restoreToken` event.
+    private func makeSource(_ request: SourceRequest, fps: Int) throws(ControlError) -> any CaptureSource {
+        let output = self.output
+        let tokens = HandedRestoreToken(request.restoreToken) { token, restored in
+            output.event("restoreToken", [("token", .string(token)), ("restored", .bool(restored))],
+                         human: restored ? "The portal restored the last choice" : "The portal handed back a new restore token")
+        }
+        do {
+            return try SourceFactory.make(request, fps: fps, restoreTokens: tokens, output: output)
+        } catch {
+            throw ControlError(.badField, "\(error)", field: "source")
+        }
+    }
+
+    /// `setSource`: the running share shows something else, with no renegotiation. The old source goes
+    /// on until the new one has started (a portal may show its picker), so a refusal changes nothing.
+    private func switchSource(_ request: SourceRequest) throws(ControlError) -> [(String, JSONValue)] {
+        lock.lock()
+        let current: Share
+        do throws(ControlError) {
+            try requireGreeted()
+            current = try running()
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        lock.unlock()
+        let replacement = try makeSource(request, fps: current.fps)
+        do {
+            try current.session.switchSource(to: replacement)
+        } catch {
+            throw ControlError(.failed, "\(replacement.name) could not start: \(error); still sharing \(current.session.sourceName)",
+                               field: "source")
+        }
+        current.recovery.sourceReplaced()
+        let shown = SharedSource(replacement)
+        lock.withLock {
+            if share?.session === current.session { share?.shown = shown }
+        }
+        return shown.json
+    }
+
+    /// `sources`: what could be shared here, as `screenshare sources` prints it.
+    private func inventory(_ display: String?) throws(ControlError) -> [(String, JSONValue)] {
+        guard lock.withLock({ greeted }) else { throw Self.helloFirst }
+        return SourceInventory.gather(display: display).json
     }
 
     private func addReceiver(_ add: AddReceiver) throws(ControlError) -> [(String, JSONValue)] {
@@ -230,8 +291,19 @@ public final class ControlServer: @unchecked Sendable {
         dropLostReceivers()
     }
 
-    /// Sends the status lines: one per receiver and one for the whole share.
+    /// Sends the status lines: one per receiver and one for the whole share; and, when what is shared
+    /// changed since the client was last told (a window resized), a `sharing` event first.
     public func sendStatus() {
+        let changed = lock.withLock { () -> SharedSource? in
+            guard let s = share else { return nil }
+            let now = SharedSource(s.session.currentSource)
+            guard now != s.shown else { return nil }
+            share?.shown = now
+            return now
+        }
+        if let changed {
+            output.event("sharing", changed.json, human: "Sharing \(changed.name) at \(changed.width)×\(changed.height)")
+        }
         let fields = lock.withLock { share.map(statusFields) }
         guard let fields else { return }
         for case .array(let items) in fields.filter({ $0.0 == "receivers" }).map(\.1) {
