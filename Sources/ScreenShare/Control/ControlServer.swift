@@ -284,11 +284,11 @@ public final class ControlServer: @unchecked Sendable {
 
     // MARK: Once a second
 
-    /// Runs the watchdogs and the ladder, and drops receivers that vanished.
+    /// Runs the watchdogs and the ladder, and watches each receiver's RTCP.
     public func lookAfterRecovery() {
         guard let s = lock.withLock({ share }) else { return }
         s.recovery.tick()
-        dropLostReceivers()
+        watchReceivers()
     }
 
     /// Sends the status lines: one per receiver and one for the whole share; and, when what is shared
@@ -317,15 +317,22 @@ public final class ControlServer: @unchecked Sendable {
         }
     }
 
-    /// A receiver that stopped answering is taken out of the share, as if
-    /// removed, and the client is told; no other receiver is touched.
-    private func dropLostReceivers() {
+    /// Each receiver's RTCP, looked at: one silent for a while is being reconnected to (a `connection`
+    /// event and a notice, both taken back once its RTCP keeps coming again); one that stopped
+    /// answering altogether is taken out of the share, as if removed, and the client is told; no other
+    /// receiver is touched.
+    private func watchReceivers() {
         let now = clock.now
-        let lost = lock.withLock { () -> [SenderConnection] in
-            guard var s = share else { return [] }
+        let (changes, lost) = lock.withLock { () -> ([(SenderConnection, ReceiverLiveness.Change)], [SenderConnection]) in
+            guard var s = share else { return ([], []) }
+            var changes: [(SenderConnection, ReceiverLiveness.Change)] = []
             var lost: [SenderConnection] = []
             for id in s.order {
-                guard let c = s.receivers[id], liveness.isLost(id, feedback: c.feedbackReceived, now: now) else { continue }
+                guard let c = s.receivers[id], let change = liveness.look(id, feedback: c.feedbackReceived, now: now) else { continue }
+                guard change == .lost else {
+                    changes.append((c, change))
+                    continue
+                }
                 lost.append(c)
                 s.receivers.removeValue(forKey: id)
                 liveness.forget(id)
@@ -333,7 +340,20 @@ public final class ControlServer: @unchecked Sendable {
             }
             s.order.removeAll { id in lost.contains { $0.config.id == id } }
             share = s
-            return lost
+            return (changes, lost)
+        }
+        for (c, change) in changes {
+            let id = ("receiver", JSONValue.string(c.config.id))
+            let name = c.config.displayName
+            if case .reconnecting(let silence) = change {
+                output.event("connection", [id, ("state", .string("reconnecting")), ("silentFor", .double(silence.inSeconds))],
+                             human: "No RTCP from \(name) for \(Int(silence.inSeconds)) s")
+                output.event("notice", [id, ("kind", .string("reconnecting")), ("text", .string(ReceiverLiveness.notice(name)))],
+                             human: ReceiverLiveness.notice(name))
+            } else {
+                output.event("connection", [id, ("state", .string("connected"))], human: "\(name)'s RTCP is back")
+                output.event("notice", [id, ("kind", .string("reconnecting")), ("cleared", .bool(true))], human: "Reconnected to \(name)")
+            }
         }
         for c in lost {
             lock.withLock { share?.session }?.removeReceiver(c)
