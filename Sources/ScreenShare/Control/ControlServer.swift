@@ -3,6 +3,7 @@ import CapturePipeWire
 import Events
 import Foundation
 import Media
+import Recovery
 import ControlProtocol
 import Sending
 
@@ -19,6 +20,7 @@ public final class ControlServer: @unchecked Sendable {
         let fps: Int
         /// What the client was last told is being shared.
         var shown: SharedSource
+        var reporter: QualityReporter
         var receivers: [String: SenderConnection] = [:]
         /// Receivers in the order they were added, for status and diagnostics.
         var order: [String] = []
@@ -201,7 +203,7 @@ public final class ControlServer: @unchecked Sendable {
         }
         let shown = SharedSource(source)
         share = Share(session: session, recovery: recovery, diagnostics: ShareDiagnostics(session: session, recovery: recovery),
-                      fps: start.fps, shown: shown)
+                      fps: start.fps, shown: shown, reporter: QualityReporter(startedAt: clock.now))
         return shown.json + [("policy", .string(start.policy.rawValue))]
     }
 
@@ -291,29 +293,37 @@ public final class ControlServer: @unchecked Sendable {
         watchReceivers()
     }
 
-    /// Sends the status lines: one per receiver and one for the whole share; and, when what is shared
-    /// changed since the client was last told (a window resized), a `sharing` event first.
+    /// Sends the status lines: one per receiver and one for the whole share; when what is shared
+    /// changed since the client was last told (a window resized), a `sharing` event first; and every
+    /// 30 s the quality reports.
     public func sendStatus() {
-        let changed = lock.withLock { () -> SharedSource? in
-            guard let s = share else { return nil }
-            let now = SharedSource(s.session.currentSource)
-            guard now != s.shown else { return nil }
-            share?.shown = now
-            return now
+        let now = clock.now
+        typealias Beat = (changed: SharedSource?, statuses: [(String, ShareStatus)], overall: ShareOverview, reports: [[(String, JSONValue)]])
+        let beat = lock.withLock { () -> Beat? in
+            guard var s = share else { return nil }
+            let shown = SharedSource(s.session.currentSource)
+            let changed = shown == s.shown ? nil : shown
+            s.shown = shown
+            let statuses = receiverStatuses(s)
+            let samples = statuses.compactMap { id, status in
+                s.receivers[id].map { QualityReporter.Sample(id: id, name: $0.config.displayName, status: status,
+                                                             tally: s.recovery.tally(for: id) ?? RecoveryTally()) }
+            }
+            let reports = s.reporter.sample(samples, capturedFPS: s.session.capturedFPS,
+                                            captureRestarts: s.recovery.restartsOfTheCapture, now: now)
+            share = s
+            return (changed, statuses, ShareOverview(policy: s.session.policy, capturedFPS: s.session.capturedFPS, receivers: statuses), reports)
         }
-        if let changed {
+        guard let beat else { return }
+        if let changed = beat.changed {
             output.event("sharing", changed.json, human: "Sharing \(changed.name) at \(changed.width)×\(changed.height)")
         }
-        let fields = lock.withLock { share.map(statusFields) }
-        guard let fields else { return }
-        for case .array(let items) in fields.filter({ $0.0 == "receivers" }).map(\.1) {
-            for item in items {
-                guard case .object(let pairs) = item else { continue }
-                output.event("status", pairs, human: (item["line1"]?.stringValue ?? "") + "\n" + (item["line2"]?.stringValue ?? ""))
-            }
+        for (id, status) in beat.statuses {
+            output.event("status", [("receiver", .string(id))] + status.json, human: status.firstLine + "\n" + status.secondLine)
         }
-        if let overall = fields.first(where: { $0.0 == "share" })?.1, case .object(let pairs) = overall {
-            output.event("status", pairs, human: (overall["line1"]?.stringValue ?? "") + "\n" + (overall["line2"]?.stringValue ?? ""))
+        output.event("status", beat.overall.json, human: beat.overall.firstLine + "\n" + beat.overall.secondLine)
+        for report in beat.reports {
+            output.event("report", report, human: report.first { $0.0 == "text" }?.1.stringValue)
         }
     }
 
@@ -363,12 +373,12 @@ public final class ControlServer: @unchecked Sendable {
         }
     }
 
+    private func receiverStatuses(_ s: Share) -> [(String, ShareStatus)] {
+        s.order.compactMap { id in s.receivers[id].map { (id, s.session.status(of: $0, watchdog: s.recovery.doing(for: id))) } }
+    }
+
     private func statusFields(_ s: Share) -> [(String, JSONValue)] {
-        var statuses: [(String, ShareStatus)] = []
-        for id in s.order {
-            guard let c = s.receivers[id] else { continue }
-            statuses.append((id, s.session.status(of: c, watchdog: s.recovery.doing(for: id))))
-        }
+        let statuses = receiverStatuses(s)
         let overall = ShareOverview(policy: s.session.policy, capturedFPS: s.session.capturedFPS, receivers: statuses)
         let receivers: [JSONValue] = statuses.map { .object([("receiver", .string($0.0))] + $0.1.json) }
         return [("receivers", .array(receivers)), ("share", .object(overall.json))]
