@@ -30,10 +30,8 @@ public struct ShareOptions: Sendable {
     public var encoderFault: EncoderFault?
     public var captureStopsAfter: Duration?
 
-    static let flags: Set<String> = ["json", "insecure-rtp", "accept-plain-rtcp", "pipewire-link", "portal-window"]
-
     public static func parse(_ arguments: [String]) throws(ArgumentParser.Failure) -> ShareOptions {
-        var a = try ArgumentParser(arguments, flagNames: flags)
+        var a = try ArgumentParser(arguments, help: help)
         guard let to = a.string("to") else { throw .init("--to HOST:PORT is required: where the receiver listens") }
         var o = ShareOptions(destination: try address(to, "to"))
         if let text = a.string("source") {
@@ -113,6 +111,7 @@ public struct ShareOptions: Sendable {
         }
         let keyFile = a.string("srtp-key-file")
         try a.rejectUnknown()
+        if let extra = a.positional.first { throw .init("unexpected argument \"\(extra)\"") }
         switch (keyFile, insecure) {
         case (let path?, false):
             do {

@@ -7,6 +7,11 @@ import Events
 /// the generated screen, an X display's monitors and windows, and whether a
 /// ScreenCast portal answers on the session bus.
 public struct SourceInventory: Sendable {
+    public static let help = CommandHelp(
+        usage: "screenshare sources [--display :N]",
+        summary: "Lists what can be shared here: the generated screen, an X display's monitors and windows, and the ScreenCast portal.",
+        options: [.init("display", ":N", "the X display to list", default: "$DISPLAY")])
+
     public let display: String?
     public let x11: Result<(monitors: [X11Monitor], windows: [X11WindowInfo]), CaptureError>
     public let portal: PortalProbe
