@@ -18,6 +18,7 @@ public struct ShareOptions: Sendable {
     public var size = (width: 1920, height: 1080)
     public var fps = 30
     public var ssrc: UInt32?
+    public var payloadType: UInt8 = 96
     public var sdpPath: String?
     public var duration: Double?
     public var json = false
@@ -46,12 +47,18 @@ public struct ShareOptions: Sendable {
         o.bitrateMax = try a.bitrate("bitrate-max") ?? o.bitrateMax
         o.size = try a.size("size") ?? o.size
         o.fps = try a.int("fps", in: 1...30) ?? o.fps
+        if let p = a.string("payload-type") {
+            guard let v = Int(p), MuxedPacketKind.isSendable(payloadType: v) else {
+                throw .init("--payload-type must be a number from 0 to 63 or 96 to 127 (64–95 collide with RTCP under rtcp-mux), not \"\(p)\"")
+            }
+            o.payloadType = UInt8(v)
+        }
         if let s = a.string("ssrc") {
             guard let v = UInt32(s), v != 0 else { throw .init("--ssrc must be a number from 1 to 4294967295, not \"\(s)\"") }
             o.ssrc = v
         }
         o.sdpPath = a.string("sdp")
-        o.duration = try a.double("duration")
+        o.duration = try a.seconds("duration")
         o.json = a.flag("json")
         o.acceptPlainRTCP = a.flag("accept-plain-rtcp")
         if let l = a.string("h264-level") {
@@ -79,7 +86,8 @@ public struct ShareOptions: Sendable {
             o.logLevel = level
         }
         if let f = a.string("fault") {
-            if f.hasPrefix("capture-stops:"), let seconds = Double(f.dropFirst("capture-stops:".count)) {
+            if f.hasPrefix("capture-stops:"), let seconds = Double(f.dropFirst("capture-stops:".count)), seconds.isFinite,
+               (0...ArgumentParser.maxSeconds).contains(seconds) {
                 o.captureStopsAfter = .milliseconds(Int64(seconds * 1000))
             } else if f.hasPrefix("encoder-"), let fault = EncoderFault.parse(String(f.dropFirst("encoder-".count))) {
                 o.encoderFault = fault
@@ -105,8 +113,9 @@ public struct ShareOptions: Sendable {
                 throw .init("--srtp-key-file \(path): \(error)")
             }
         case (nil, true):
-            guard o.destination.isLoopback else {
-                throw .init("--insecure-rtp sends plain RTP, which is allowed only to a loopback address")
+            // docs/behaviour.md §8.4: every destination of plain RTP and RTCP, not only the first.
+            guard o.destination.isLoopback, o.rtcpDestination?.isLoopback ?? true else {
+                throw .init("--insecure-rtp sends plain RTP and RTCP, which are allowed only to loopback addresses (--to and --rtcp-to)")
             }
         case (_?, true):
             throw .init("give either --srtp-key-file or --insecure-rtp, not both")
@@ -116,10 +125,14 @@ public struct ShareOptions: Sendable {
         return o
     }
 
+    /// X11 coordinates and sizes are 16-bit: nothing larger can lie on a screen.
+    private static let regionLimit = 32767
+
     /// Parses WxH+X+Y, as X11 geometry is written.
     private static func region(_ text: String) throws(ArgumentParser.Failure) -> (x: Int, y: Int, width: Int, height: Int) {
         let parts = text.split(whereSeparator: { "x+".contains($0) }).compactMap { Int($0) }
-        guard parts.count == 4, parts[0] > 0, parts[1] > 0 else {
+        guard parts.count == 4, (1...regionLimit).contains(parts[0]), (1...regionLimit).contains(parts[1]),
+              (0...regionLimit).contains(parts[2]), (0...regionLimit).contains(parts[3]) else {
             throw .init("--region must be WIDTHxHEIGHT+X+Y, such as 1280x720+0+0, not \"\(text)\"")
         }
         return (parts[2], parts[3], parts[0], parts[1])
