@@ -132,6 +132,7 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
         guard let newest else { return }
         defer { pw_stream_queue_buffer(handle, newest) }
         cursor.update(from: newest.pointee.buffer)
+        counters.cursorRefused = UInt64(cursor.refused)
         deliver(newest.pointee.buffer)
     }
 

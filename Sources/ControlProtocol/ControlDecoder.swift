@@ -154,15 +154,15 @@ public enum ControlDecoder {
     private static func addReceiver(_ f: ControlFields) throws(ControlError) -> AddReceiver {
         let id = try f.receiverID()
         let destination = try f.address("destination")
+        var rtcp: SocketAddress?
+        if f.value["rtcpDestination"] != nil { rtcp = try f.address("rtcpDestination") }
         var bind: SocketAddress?
         if f.value["bind"] != nil { bind = try f.address("bind") }
         if f.value["port"] != nil {
             guard bind == nil else { throw ControlError(.badField, "give bind or port, not both", field: "port") }
             let port = try f.int("port", in: 0...65535)
-            bind = try? SocketAddress(host: destination.family == .ipv4 ? "0.0.0.0" : "::", port: UInt16(port))
+            bind = .bindAddress(reaching: [destination] + (rtcp.map { [$0] } ?? []), port: UInt16(port))
         }
-        var rtcp: SocketAddress?
-        if f.value["rtcpDestination"] != nil { rtcp = try f.address("rtcpDestination") }
         var ssrc: UInt32?
         if f.value["ssrc"] != nil { ssrc = UInt32(try f.int("ssrc", in: 1...Int(UInt32.max))) }
         let (codec, payloadType) = try chooseCodec(f)
@@ -221,8 +221,9 @@ public enum ControlDecoder {
             guard case .object = offer, let name = offer["name"]?.stringValue else {
                 throw ControlError(.badField, "\(field) must be an object with \"name\"", field: field)
             }
-            guard let pt = offer["payloadType"]?.intValue, (0...127).contains(pt) else {
-                throw ControlError(.badField, "\(field).payloadType must be a number from 0 to 127", field: field + ".payloadType")
+            guard let pt = offer["payloadType"]?.intValue, MuxedPacketKind.isSendable(payloadType: pt) else {
+                throw ControlError(.badField, "\(field).payloadType must be a number from 0 to 63 or 96 to 127 "
+                                   + "(64–95 collide with RTCP under rtcp-mux)", field: field + ".payloadType")
             }
             switch name.uppercased() {
             case "H264":

@@ -79,13 +79,14 @@ public struct SourceRequest: Sendable, Equatable {
         return UInt32(hex ? String(text.dropFirst(2)) : text, radix: hex ? 16 : 10)
     }
 
-    /// WIDTHxHEIGHT+X+Y, as X11 geometry is written.
+    /// WIDTHxHEIGHT+X+Y, as X11 geometry is written; X11 sizes are 16-bit
+    /// unsigned and positions 16-bit signed, so nothing larger lies on a screen.
     public static func region(parsing text: String) -> X11Part? {
         guard let plus = text.firstIndex(of: "+") else { return nil }
         let size = text[..<plus].split(separator: "x", omittingEmptySubsequences: false)
         let origin = text[text.index(after: plus)...].split(separator: "+", omittingEmptySubsequences: false)
         guard size.count == 2, origin.count == 2, let w = Int(size[0]), let h = Int(size[1]), let x = Int(origin[0]), let y = Int(origin[1]),
-              (1...65535).contains(w), (1...65535).contains(h), (0...65535).contains(x), (0...65535).contains(y) else { return nil }
+              (1...65535).contains(w), (1...65535).contains(h), (0...32767).contains(x), (0...32767).contains(y) else { return nil }
         return .region(x: x, y: y, width: w, height: h)
     }
 

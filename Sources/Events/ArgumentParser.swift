@@ -76,21 +76,32 @@ public struct ArgumentParser {
         return v
     }
 
-    public mutating func double(_ name: String) throws(Failure) -> Double? {
-        guard let text = string(name) else { return nil }
-        guard let v = Double(text), v >= 0 else { throw Failure("--\(name) must be a number of seconds, not \"\(text)\"") }
-        return v
-    }
+    /// The longest time an option may give: a week. Longer is a slip of the
+    /// finger, and infinity or NaN cannot be waited for.
+    public static let maxSeconds: Double = 7 * 86_400
 
-    /// Parses "4M", "1500k" or "2500000" as bits a second.
-    public mutating func bitrate(_ name: String) throws(Failure) -> Int? {
+    /// Seconds, from 0 up to `limit`.
+    public mutating func seconds(_ name: String, limit: Double = ArgumentParser.maxSeconds) throws(Failure) -> Double? {
         guard let text = string(name) else { return nil }
-        guard let v = ArgumentParser.parseBitrate(text), v >= 50_000 else {
-            throw Failure("--\(name) must be a bitrate of at least 50k, like 4M or 1500k, not \"\(text)\"")
+        guard let v = Double(text), v.isFinite, (0...limit).contains(v) else {
+            throw Failure("--\(name) must be a number of seconds from 0 to \(Int(limit)), not \"\(text)\"")
         }
         return v
     }
 
+    /// The most a cap may be: 100 Mbit/s is more than any screen share needs (docs/behaviour.md §7.7).
+    public static let bitrateRange = 50_000...100_000_000
+
+    /// Parses "4M", "1500k" or "2500000" as bits a second, within `bitrateRange`.
+    public mutating func bitrate(_ name: String) throws(Failure) -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let v = ArgumentParser.parseBitrate(text), ArgumentParser.bitrateRange.contains(v) else {
+            throw Failure("--\(name) must be a bitrate from 50k to 100M, like 4M or 1500k, not \"\(text)\"")
+        }
+        return v
+    }
+
+    /// Nil for anything that is not a positive, finite number of bits a second that fits an `Int`.
     public static func parseBitrate(_ text: String) -> Int? {
         let lower = text.lowercased()
         let multiplier: Double
@@ -99,7 +110,7 @@ public struct ArgumentParser {
         else if lower.hasSuffix("k") { multiplier = 1_000; number = number.dropLast() }
         else { multiplier = 1 }
         guard let v = Double(number), v > 0 else { return nil }
-        return Int(v * multiplier)
+        return Int(exactly: (v * multiplier).rounded(.down))
     }
 
     /// Parses "1920x1080" (or with ×).

@@ -20,6 +20,7 @@ public struct ShareOptions: Sendable {
     public var bitrateMax = 4_000_000
     public var fps = 30
     public var ssrc: UInt32?
+    public var payloadType: UInt8 = 96
     public var sdpPath: String?
     public var duration: Double?
     public var json = false
@@ -48,12 +49,18 @@ public struct ShareOptions: Sendable {
         o.bitrateMax = try a.bitrate("bitrate-max") ?? o.bitrateMax
         if let size = try a.size("size") { (o.source.width, o.source.height) = size }
         o.fps = try a.int("fps", in: 1...30) ?? o.fps
+        if let p = a.string("payload-type") {
+            guard let v = Int(p), MuxedPacketKind.isSendable(payloadType: v) else {
+                throw .init("--payload-type must be a number from 0 to 63 or 96 to 127 (64–95 collide with RTCP under rtcp-mux), not \"\(p)\"")
+            }
+            o.payloadType = UInt8(v)
+        }
         if let s = a.string("ssrc") {
             guard let v = UInt32(s), v != 0 else { throw .init("--ssrc must be a number from 1 to 4294967295, not \"\(s)\"") }
             o.ssrc = v
         }
         o.sdpPath = a.string("sdp")
-        o.duration = try a.double("duration")
+        o.duration = try a.seconds("duration")
         o.json = a.flag("json")
         o.acceptPlainRTCP = a.flag("accept-plain-rtcp")
         if let l = a.string("h264-level") {
@@ -93,7 +100,8 @@ public struct ShareOptions: Sendable {
             o.logLevel = level
         }
         if let f = a.string("fault") {
-            if f.hasPrefix("capture-stops:"), let seconds = Double(f.dropFirst("capture-stops:".count)) {
+            if f.hasPrefix("capture-stops:"), let seconds = Double(f.dropFirst("capture-stops:".count)), seconds.isFinite,
+               (0...ArgumentParser.maxSeconds).contains(seconds) {
                 o.captureStopsAfter = .milliseconds(Int64(seconds * 1000))
             } else if f.hasPrefix("encoder-"), let fault = EncoderFault.parse(String(f.dropFirst("encoder-".count))) {
                 o.encoderFault = fault
@@ -120,8 +128,9 @@ public struct ShareOptions: Sendable {
                 throw .init("--srtp-key-file \(path): \(error)")
             }
         case (nil, true):
-            guard o.destination.isLoopback else {
-                throw .init("--insecure-rtp sends plain RTP, which is allowed only to a loopback address")
+            // docs/behaviour.md §8.4: every destination of plain RTP and RTCP, not only the first.
+            guard o.destination.isLoopback, o.rtcpDestination?.isLoopback ?? true else {
+                throw .init("--insecure-rtp sends plain RTP and RTCP, which are allowed only to loopback addresses (--to and --rtcp-to)")
             }
         case (_?, true):
             throw .init("give either --srtp-key-file or --insecure-rtp, not both")

@@ -49,12 +49,12 @@ func readOptions() throws(ArgumentParser.Failure) -> (ScreenReceiver.Options, js
         throw .init("--srtp-key-file KEY is required (or --insecure-rtp)")
     }
     var options = ScreenReceiver.Options(listen: listen, key: key)
-    options.duration = try a.double("duration")
+    options.duration = try a.seconds("duration")
     if let w = a.string("wedge") {
         guard let mode = WedgeMode(rawValue: w) else { throw .init("--wedge must be keyframe, decoder, sticky or forever") }
         options.wedge = mode
     }
-    options.wedgeAfter = try a.double("wedge-after") ?? 5
+    options.wedgeAfter = try a.seconds("wedge-after") ?? 5
     options.sourceWidth = try a.int("source-width", in: 16...8192)
     let sourceHeight = try a.int("source-height", in: 16...8192)
     let sourceFPS = try a.int("source-fps", in: 1...30) ?? 30

@@ -139,9 +139,9 @@ public final class ControlServer: @unchecked Sendable {
         case .updateReceiver(let id, let destination):
             guard let connection = try running().receivers[id] else { throw unknown(id) }
             let mayLeaveLoopback = allowUnencrypted && (share?.insecure.contains(id) ?? false)
-            if connection.config.srtp == nil && !destination.isLoopback && !mayLeaveLoopback {
-                throw ControlError(.insecureRefused, "plain RTP to \(destination) refused: not loopback, and the receiver was not added "
-                                   + "with \"insecure\": true on a daemon started with --allow-unencrypted", field: "destination")
+            if let refused = ControlTransportRule.checkMove(connection.config, boundTo: connection.localAddress, to: destination,
+                                                            mayLeaveLoopback: mayLeaveLoopback) {
+                throw refused
             }
             connection.setDestination(destination)
             output.log(.info, "screen", "\(connection.config.displayName) moved to \(destination)")
