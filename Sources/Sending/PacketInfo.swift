@@ -7,4 +7,6 @@ struct PacketInfo: Sendable {
     var marker: Bool
     /// An answer to a NACK: the identical bytes sent before.
     var retransmission: Bool
+    /// Part of a keyframe, which the pacer always spreads (docs/behaviour.md §7.5).
+    var keyframe = false
 }
