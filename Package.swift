@@ -58,6 +58,7 @@ let package = Package(
         .testTarget(name: "CodecsTests", dependencies: ["Encoders", "Decoders", "Encoding", "YUV", "Synthetic", "TestSupport", "Media"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
         .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "ControlProtocol", "Sending", "Synthetic", "Events", "Encoding", "RTP", "Transport", "SRTP", "Media"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["CapturePipeWire", "Capture", "TestSupport", "Media"]),
         .testTarget(name: "CaptureX11Tests", dependencies: ["CaptureX11", "Capture", "Media"]),
         .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Synthetic", "YUV", "Encoders", "Decoders", "Encoding", "Media"]),

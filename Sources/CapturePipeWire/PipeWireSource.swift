@@ -5,11 +5,13 @@ import Capture
 /// A screen (or window) from PipeWire: a `pw_stream` consumer of a node,
 /// normally one the ScreenCast portal gave us (`PortalSource`), or a node id.
 ///
-/// Frames arrive in shared memory as BGRx, BGRA, RGBx or RGBA; each is
-/// copied (and converted to BGRx) into a surface and its buffer given back at
-/// once. Only the newest waiting frame is used, frames over `fps` are
-/// dropped, and size changes are followed without ending the share. See
-/// `PipeWireStreamHealth` for how a still screen is told from a stall.
+/// Frames arrive in shared memory as BGRx, BGRA, RGBx or RGBA. The newest
+/// is copied (and converted to BGRx) into a surface as soon as the share's
+/// frame rate allows — a buffer that comes within a frame period of the last
+/// capture waits for the end of that period, and a newer one replaces it —
+/// and its buffer is given back at once. Size changes are followed without
+/// ending the share. See `PipeWireStreamHealth` for how a still screen is
+/// told from a stall.
 public final class PipeWireSource: CaptureSource, @unchecked Sendable {
     // Safety: `run` and `lastSize` are guarded by `state`'s mutex; everything
     // else is immutable.
@@ -84,15 +86,19 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
         if target == nil, linksItself {
             throw CaptureError(.temporary, "No PipeWire node to capture: the producer has not said which node it is")
         }
+        let ticker = FrameTicker(fps: fps, name: "capture-pipewire")
         let consumer = try PipeWireConsumer(target: target, remoteFD: try remote(), fps: fps,
-                                            linksItself: linksItself, stallLimit: stallLimit, output: output)
-        let ticker = FrameTicker(fps: fps, name: "capture-pipewire-health")
+                                            linksItself: linksItself, stallLimit: stallLimit, output: output) {
+            ticker.wake()
+        }
         ticker.start(on: output.clock) { _ in
-            switch consumer.check() {
+            let (verdict, delivered) = consumer.run()
+            switch verdict {
             case .delivering, .silent: break
             case .idle: output.idle()
             case .fail(let message): output.fail(CaptureError(.temporary, message))
             }
+            return delivered
         }
         state.withLock { $0.run = Run(consumer: consumer, ticker: ticker) }
     }
