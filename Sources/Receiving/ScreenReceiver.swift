@@ -207,7 +207,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         let sendTime = buffer.withUnsafeBytes { AbsoluteSendTime.read(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         let held = ReorderBuffer.Packet(bytes: Array(buffer[0..<length]), payloadRange: packet.payloadRange, header: header,
                                         arrival: now, sendTime: sendTime)
-        depacketize(stream!.reorder.insert(held, now: now), now: now)
+        depacketize(stream!.reorder.insert(held), now: now)
     }
 
     /// Packets a gap held back too long go on without the lost one.
