@@ -42,7 +42,7 @@ let package = Package(
             "Events", "Media", "Capture", "Synthetic", "CaptureX11", "CapturePipeWire", "Encoding", "RTP", "SRTP",
             "Transport", "ControlProtocol", "Sending", "Recovery",
         ]),
-        .target(name: "Decoders", dependencies: ["CAVCodec", "CVPX", "Media"]),
+        .target(name: "Decoders", dependencies: ["CAVCodec", "CVPX", "Media", "YUV"]),
         .target(name: "Receiving", dependencies: ["Events", "Media", "YUV", "Synthetic", "Decoders", "RTP", "SRTP", "Transport", "Recovery"]),
         .target(name: "TestSupport", dependencies: ["Media", "CapturePipeWire"]),
         .executableTarget(name: "screenshare", dependencies: ["ScreenShare", "Events"]),
