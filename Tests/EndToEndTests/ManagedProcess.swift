@@ -114,13 +114,15 @@ final class LineBuffer: @unchecked Sendable {
     var lines: [String] { lock.withLock { complete } }
 }
 
-/// A fresh SRTP master key and salt in a file, as `--srtp-key-file` takes it.
+/// A fresh SRTP master key and salt in a file, as `--srtp-key-file` takes it: readable by this user alone.
 func makeKeyFile(bytes: Int = 30) throws -> (path: String, base64: String) {
     var key = [UInt8](repeating: 0, count: bytes)
     for i in key.indices { key[i] = UInt8.random(in: 0...255) }
     let base64 = Data(key).base64EncodedString()
     let path = NSTemporaryDirectory() + "screenshare-key-\(UUID().uuidString)"
-    try (base64 + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    guard FileManager.default.createFile(atPath: path, contents: Data((base64 + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+        throw CocoaError(.fileWriteUnknown)
+    }
     return (path, base64)
 }
 
