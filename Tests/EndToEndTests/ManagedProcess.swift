@@ -18,8 +18,10 @@ final class ManagedProcess: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }()
 
-    /// Runs one of the project's programs by name, or any program by absolute path.
-    init(_ name: String, _ arguments: [String], stderrTo log: String? = nil, environment: [String: String] = [:]) throws {
+    /// Runs one of the project's programs by name, or any program by absolute path. With `readsOutput`
+    /// false nothing reads its stdout, as a client that has stopped reading.
+    init(_ name: String, _ arguments: [String], stderrTo log: String? = nil, environment: [String: String] = [:],
+         readsOutput: Bool = true) throws {
         process.executableURL = name.hasPrefix("/") ? URL(fileURLWithPath: name) : ManagedProcess.binaries.appendingPathComponent(name)
         process.arguments = arguments
         if !environment.isEmpty {
@@ -33,10 +35,12 @@ final class ManagedProcess: @unchecked Sendable {
         } else {
             process.standardError = FileHandle.nullDevice
         }
-        stdout.fileHandleForReading.readabilityHandler = { [buffer] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { return }
-            buffer.append(String(decoding: data, as: UTF8.self))
+        if readsOutput {
+            stdout.fileHandleForReading.readabilityHandler = { [buffer] handle in
+                let data = handle.availableData
+                guard !data.isEmpty else { return }
+                buffer.append(String(decoding: data, as: UTF8.self))
+            }
         }
         try process.run()
     }
