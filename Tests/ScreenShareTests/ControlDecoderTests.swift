@@ -204,7 +204,8 @@ struct ControlDecoderTests {
     @Test func numericFields_outOfRange_areRefused() {
         for (extra, field) in [(#","bitrateMax":1e19"#, "bitrateMax"), (#","bitrateMax":-1"#, "bitrateMax"),
                                (#","bitrateMax":1e400"#, "bitrateMax"), (#","ssrc":4294967296"#, "ssrc"),
-                               (#","ssrc":0"#, "ssrc"), (#","port":65536"#, "port"), (#","port":1.5"#, "port")] {
+                               (#","ssrc":0"#, "ssrc"), (#","port":65536"#, "port"), (#","port":1.5"#, "port"),
+                               (#","h264Level":"-9223372036854775808""#, "h264Level"), (#","h264Level":"922337203685477581.0""#, "h264Level")] {
             #expect(error(addReceiver(extra))?.field == field, "\(extra)")
         }
         #expect(error(#"{"cmd":"start","fps":1e300}"#)?.field == "fps")

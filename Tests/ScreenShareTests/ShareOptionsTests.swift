@@ -42,6 +42,10 @@ struct ShareOptionsTests {
             #expect(refusal(["--payload-type", pt])?.hasPrefix("--payload-type must be a number from 0 to 63 or 96 to 127") == true, "\(pt)")
         }
         #expect(try ShareOptions.parse(Self.base + ["--payload-type", "100"]).payloadType == 100)
+        for level in ["-9223372036854775808", "922337203685477581.0", "3.10", "7"] {
+            #expect(refusal(["--h264-level", level])?.hasPrefix("--h264-level must be a level") == true, "\(level)")
+        }
+        #expect(try ShareOptions.parse(Self.base + ["--h264-level", "4"]).level?.idc == 40)
         #expect(try ShareOptions.parse(Self.base).payloadType == 96)
     }
 
