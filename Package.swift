@@ -61,6 +61,6 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["CapturePipeWire", "Capture", "TestSupport", "Media"]),
         .testTarget(name: "CaptureX11Tests", dependencies: ["CaptureX11", "Capture", "Media"]),
-        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Synthetic", "YUV", "Encoders", "Decoders", "Encoding", "Media"]),
+        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Synthetic", "YUV", "Encoders", "Decoders", "Encoding", "RTP", "SRTP", "Transport", "Events", "Media"]),
     ]
 )

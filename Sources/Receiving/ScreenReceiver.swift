@@ -52,7 +52,10 @@ public final class ScreenReceiver: @unchecked Sendable {
 
     var figures = ReceiverFigures()
     var stream: IncomingStream?
-    var peer: SocketAddress?
+    /// Where feedback goes: the source of the last packet that authenticated (or, for plain RTP, parsed).
+    /// A datagram that does not cannot move it, so junk from elsewhere neither takes the feedback away
+    /// nor turns it on a spoofed address.
+    private(set) var peer: SocketAddress?
     var estimator = ArrivalRateEstimator()
     private var decodedMeter = RateMeter()
     private var stall: ScreenStallDetector
@@ -130,8 +133,7 @@ public final class ScreenReceiver: @unchecked Sendable {
             }
             releaseExpired(now: now)
             guard let received = try? socket.receive(into: &buffer, timeout: .milliseconds(20)) else { continue }
-            peer = received.from
-            handleDatagram(&buffer, count: received.count, now: clock.now)
+            handleDatagram(&buffer, count: received.count, from: received.from, now: clock.now)
         }
         sendGoodbye()
         socket.close()
@@ -191,16 +193,22 @@ public final class ScreenReceiver: @unchecked Sendable {
         }
     }
 
-    private func handleDatagram(_ buffer: inout [UInt8], count: Int, now: Instant) {
+    /// Feedback goes to `address` from now on: called only for a packet that authenticated and parsed.
+    func latch(_ address: SocketAddress) {
+        peer = address
+    }
+
+    /// One datagram from `from`: counted and dropped unless it authenticates and parses.
+    func handleDatagram(_ buffer: inout [UInt8], count: Int, from: SocketAddress, now: Instant) {
         let kind = buffer.withUnsafeBytes { MuxedPacketKind.classify(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         switch kind {
-        case .rtp: handleRTP(&buffer, count: count, now: now)
-        case .rtcp: handleRTCP(&buffer, count: count, now: now)
+        case .rtp: handleRTP(&buffer, count: count, from: from, now: now)
+        case .rtcp: handleRTCP(&buffer, count: count, from: from, now: now)
         case nil: figures.malformed += 1
         }
     }
 
-    private func handleRTP(_ buffer: inout [UInt8], count: Int, now: Instant) {
+    private func handleRTP(_ buffer: inout [UInt8], count: Int, from: SocketAddress, now: Instant) {
         var length = count
         if let unprotector {
             guard let plain = try? unprotector.unprotectRTP(&buffer, length: count) else {
@@ -213,6 +221,7 @@ public final class ScreenReceiver: @unchecked Sendable {
             figures.malformed += 1
             return
         }
+        latch(from)
         figures.packets += 1
         estimator.packetArrived(bytes: length, at: now)
         let header = packet.header

@@ -88,12 +88,13 @@ public final class ShareRunner: @unchecked Sendable {
         let sdp = SessionDescription(destination: options.destination, payloadType: options.payloadType,
                                      codec: .h264(options.profileLevelID.with(level: max(plan.level, options.profileLevelID.level))),
                                      ssrc: ssrc, key: options.key, rtcpMux: options.rtcpDestination == nil)
+        // docs/behaviour.md §8.3: the SDP holds the key, so it is 0600 from its creation.
         do {
-            try sdp.text.write(toFile: path, atomically: true, encoding: .utf8)
-            chmod(path, 0o600)
+            try PrivateFile.write(sdp.text, to: path)
             return true
         } catch {
-            output.event("error", [("message", .string("cannot write the SDP to \(path): \(error.localizedDescription)"))])
+            output.event("error", [("message", .string("cannot write the SDP to \(path): \(error)"))],
+                         human: "screenshare: cannot write the SDP to \(path): \(error)")
             return false
         }
     }

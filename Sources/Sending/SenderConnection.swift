@@ -90,11 +90,7 @@ public final class SenderConnection: @unchecked Sendable {
     /// encode call, is abandoned (counted), never waited for.
     /// Call with `lock` held, after the transceiver has begun `generation`.
     private func abandonEncoder(before generation: Int) {
-        let old = "encode-\(config.id)-\(state.encodeGeneration)"
-        if liveThreads.contains(old) && state.encodeBusySince != nil {
-            abandonedThreads.insert(old)
-            state.abandonedEncoders += 1
-        }
+        abandonBusyEncoder()
         state.encodeGeneration = generation
         state.encodeBusySince = nil
         lock.broadcast()
@@ -112,6 +108,15 @@ public final class SenderConnection: @unchecked Sendable {
         }
         output.log(.info, "screen", "\(config.displayName): fresh encoder (\(reason))")
         startEncoder(encoder)
+    }
+
+    /// The current encode thread, if it is inside an encode call, is not waited for again. Call with `lock` held.
+    private func abandonBusyEncoder() {
+        let current = "encode-\(config.id)-\(state.encodeGeneration)"
+        if liveThreads.contains(current) && state.encodeBusySince != nil {
+            abandonedThreads.insert(current)
+            state.abandonedEncoders += 1
+        }
     }
 
     public func restoreFullSize() {
@@ -145,10 +150,13 @@ public final class SenderConnection: @unchecked Sendable {
         lock.withLock { state.destination = destination }
     }
 
-    /// Stops every thread, sends RTCP BYE, and releases held surfaces.
+    /// Stops every thread, sends RTCP BYE, and releases held surfaces. An encode call
+    /// still running is abandoned, not waited for: a hung encoder holds up neither a
+    /// receiver's removal nor the end of the share (its thread exits if the call returns).
     package func stop() {
         lock.withLock {
             state.running = false
+            abandonBusyEncoder()
             lock.broadcast()
         }
         queue.close()
@@ -263,8 +271,9 @@ public final class SenderConnection: @unchecked Sendable {
         case .stops:
             lock.withLock { state.encodeBusySince = nil }
         case .hangs:
+            // Never returns, as a hung encode call does not: nothing may wait for it.
             lock.withLock {
-                while state.running { lock.wait() }
+                while true { lock.wait() }
             }
         }
     }

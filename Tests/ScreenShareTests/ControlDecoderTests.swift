@@ -237,11 +237,28 @@ struct ControlDecoderTests {
         #expect(ControlTransportRule.check(try add("192.0.2.1:5004", insecure: true), allowUnencrypted: true) == nil)
     }
 
+    /// A move off loopback: refused for plain RTP unless allowed, and for any receiver whose socket is bound to loopback.
+    @Test func movingOffLoopback_needsPermissionAndASocketThatCanReachIt() throws {
+        let key = try SRTPKey(profile: .aes128CmHmacSha1_80, bytes: [UInt8](repeating: 1, count: 30))
+        let plain = ReceiverConfig(id: "p", displayName: "P", destination: .ipv4Loopback(port: 9), srtp: nil)
+        let secure = ReceiverConfig(id: "s", displayName: "S", destination: .ipv4Loopback(port: 9), srtp: key)
+        let away = try SocketAddress(parsing: "192.0.2.1:5004")
+        let anywhere = try SocketAddress(parsing: "0.0.0.0:4000")
+        let loopback = SocketAddress.ipv4Loopback(port: 4000)
+        #expect(ControlTransportRule.checkMove(plain, boundTo: anywhere, to: away, mayLeaveLoopback: false)?.code == .insecureRefused)
+        #expect(ControlTransportRule.checkMove(plain, boundTo: anywhere, to: away, mayLeaveLoopback: true) == nil)
+        #expect(ControlTransportRule.checkMove(secure, boundTo: anywhere, to: away, mayLeaveLoopback: false) == nil)
+        let bound = ControlTransportRule.checkMove(secure, boundTo: loopback, to: away, mayLeaveLoopback: false)
+        #expect(bound?.code == .badField && bound?.message.contains("bound to 127.0.0.1:4000") == true)
+        #expect(ControlTransportRule.checkMove(plain, boundTo: loopback, to: .ipv4Loopback(port: 7), mayLeaveLoopback: false) == nil)
+    }
+
     /// Numbers out of range, however large, are refused with the field's name, never a trap.
     @Test func numericFields_outOfRange_areRefused() {
         for (extra, field) in [(#","bitrateMax":1e19"#, "bitrateMax"), (#","bitrateMax":-1"#, "bitrateMax"),
                                (#","bitrateMax":1e400"#, "bitrateMax"), (#","ssrc":4294967296"#, "ssrc"),
-                               (#","ssrc":0"#, "ssrc"), (#","port":65536"#, "port"), (#","port":1.5"#, "port")] {
+                               (#","ssrc":0"#, "ssrc"), (#","port":65536"#, "port"), (#","port":1.5"#, "port"),
+                               (#","h264Level":"-9223372036854775808""#, "h264Level"), (#","h264Level":"922337203685477581.0""#, "h264Level")] {
             #expect(error(addReceiver(extra))?.field == field, "\(extra)")
         }
         #expect(error(#"{"cmd":"start","fps":1e300}"#)?.field == "fps")

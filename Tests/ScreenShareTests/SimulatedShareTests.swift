@@ -1,3 +1,4 @@
+import ControlProtocol
 import Media
 import Sending
 import Testing
@@ -44,5 +45,20 @@ import Testing
         #expect(keyframe >= 16.9 && keyframe <= 17.6, "keyframe step at \(keyframe) s")
         #expect(fresh - keyframe >= 2.9 && fresh - keyframe <= 3.6, "fresh encoder \(fresh - keyframe) s after the keyframe")
         #expect(share.connection.counters.sent > sentAtTwenty + 30, "frames after the fresh encoder: \(share.connection.counters.sent - sentAtTwenty)")
+    }
+
+    /// An encode call that never returns holds up neither a receiver's removal nor the end of the share:
+    /// the hung call is abandoned (counted), not waited for.
+    @Test(.timeLimit(.minutes(1)))
+    func encoderThatHangs_doesNotHoldUpRemovalOrStop() throws {
+        let share = try SimulatedShare(scenario: .motion, fault: .hangs(after: .seconds(1)))
+        share.run(for: .seconds(2))
+        let second = try share.session.addReceiver(ReceiverConfig(id: "second", displayName: "Second", destination: .ipv4Loopback(port: 9),
+                                                                  srtp: nil), fault: .hangs(after: .zero))
+        share.run(for: .seconds(1))
+        share.session.removeReceiver(second)
+        #expect(second.diagnosticLines.first?.contains("abandoned encoders 1") == true, "\(second.diagnosticLines.first ?? "")")
+        share.stop()
+        #expect(share.connection.diagnosticLines.first?.contains("abandoned encoders 1") == true)
     }
 }
