@@ -60,6 +60,6 @@ let package = Package(
         .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "ControlProtocol", "Sending", "Synthetic", "Events", "Encoding", "RTP", "Transport", "SRTP", "Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["CapturePipeWire", "Capture", "TestSupport", "Media"]),
         .testTarget(name: "CaptureX11Tests", dependencies: ["CaptureX11", "Capture", "Media"]),
-        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Synthetic", "YUV", "Encoders", "Decoders", "Encoding", "Media"]),
+        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Synthetic", "YUV", "Encoders", "Decoders", "Encoding", "Events", "Transport", "Media"]),
     ]
 )

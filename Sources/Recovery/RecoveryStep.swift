@@ -16,6 +16,7 @@ public enum RecoveryStep: String, Sendable, Hashable {
     case shareAgain
     case skipped
     case gaveUp
+    case reportWithdrawn
     // The receiver's own stall detector.
     case reportStalled
     case rehandPicture

@@ -1,6 +1,8 @@
 import Encoding
 import Events
 import Foundation
+import ControlProtocol
+import Recovery
 import RTP
 import SRTP
 import Transport
@@ -57,7 +59,7 @@ final class StdinCommands: @unchecked Sendable {
         case ("keyframe", 1):
             for c in session.receivers { c.requestKeyframe(reason: "asked on stdin") }
         case ("report", 2) where words[1] == "stalled" || words[1] == "cleared":
-            _ = recovery.stallReport(receiverID: StdinCommands.receiverID, stalled: words[1] == "stalled")
+            _ = recovery.stallReport(receiverID: StdinCommands.receiverID, words[1] == "stalled" ? .stalled : .cleared)
         case ("destination", 2):
             guard let address = try? SocketAddress(parsing: words[1]) else { return refuse("destination needs HOST:PORT") }
             for c in session.receivers { c.setDestination(address) }
@@ -74,7 +76,9 @@ final class StdinCommands: @unchecked Sendable {
     private func handleJSON(_ line: String) {
         guard let value = try? JSONParser.parse(line) else { return refuse("not JSON: \(line.prefix(80))") }
         guard value["event"]?.stringValue == "report", let stalled = value["screenStalled"]?.boolValue else { return }
-        _ = recovery.stallReport(receiverID: StdinCommands.receiverID, stalled: stalled)
+        let report = MediaReport(receiver: StdinCommands.receiverID, screenStalled: stalled,
+                                 expired: value["expired"]?.boolValue ?? false, figures: nil)
+        _ = recovery.stallReport(receiverID: StdinCommands.receiverID, SenderRecovery.Report(report))
     }
 
     private func refuse(_ message: String) {

@@ -71,6 +71,8 @@ struct ConnectionState {
     var framesEncoded = 0
     var framesSent = 0
     var stillRepeats = 0
+    /// Still-frame repeats (and keyframes from the last frame) handed to the encoder, made or not.
+    var repeatsTaken = 0
     var keyframesMade = 0
     var keyframesAsked = 0
     var encoderErrors = 0

@@ -215,6 +215,7 @@ public final class SenderConnection: @unchecked Sendable {
                 if keyframeDue || repeatDue, let latest = latestFrame() {
                     surface = latest
                     isRepeat = true
+                    state.repeatsTaken += 1
                     break
                 }
                 var wake = lastEncode + ConnectionState.stillRepeatInterval
