@@ -17,6 +17,8 @@ public enum RecoveryStep: String, Sendable, Hashable {
     case skipped
     case gaveUp
     case reportWithdrawn
+    // A receiver that restarted and cannot read the stream.
+    case newStream
     // The receiver's own stall detector.
     case reportStalled
     case rehandPicture

@@ -7,9 +7,9 @@ import Media
 ///
 /// Each tick, in this order: the capture watchdog (restarts it, or gives it up after
 /// `restartsBeforeGivingUp` restarts that brought nothing back); then every receiver in the
-/// order of its id: `framesLeft` to its ladder if its sent count moved, its connection watchdog
-/// with its counters, then its ladder with that watchdog's `screenStoppedLeaving` and the
-/// budget. A rebuild or a share-again gives the replaced connections' watchdogs a new grace at
+/// order of its id: `framesLeft` to its ladder if its sent count moved, its restart detector
+/// with what its reports say, its connection watchdog with its counters, then its ladder with
+/// that watchdog's `screenStoppedLeaving` and the budget. A rebuild or a share-again gives the replaced connections' watchdogs a new grace at
 /// once, as the new transceivers start when the action is carried out.
 public struct SenderRecovery: Sendable {
     /// Restarts that bring nothing back before the capture is given up and the share ended:
@@ -22,6 +22,7 @@ public struct SenderRecovery: Sendable {
         case endCapture(reason: String)
         case connection(receiver: String, ConnectionWatchdog.Action)
         case ladder(receiver: String, StallLadder.Action)
+        case restart(receiver: String, ReceiverRestartDetector.Action)
     }
 
     /// What a receiver's media report says about its view of the screen.
@@ -38,6 +39,7 @@ public struct SenderRecovery: Sendable {
         let name: String
         var watchdog: ConnectionWatchdog
         var ladder: StallLadder
+        var restart = ReceiverRestartDetector()
         var lastSent: Int?
     }
 
@@ -94,8 +96,10 @@ public struct SenderRecovery: Sendable {
         return actions.map { .ladder(receiver: id, $0) }
     }
 
-    /// Every machine looks at the figures: `counters` holds each attached receiver's running totals.
-    public mutating func tick(now: Instant, counters: [String: ConnectionWatchdog.Counters]) -> [Action] {
+    /// Every machine looks at the figures: `counters` holds each attached receiver's running
+    /// totals, `reports` what its RTCP says about the stream it is sent.
+    public mutating func tick(now: Instant, counters: [String: ConnectionWatchdog.Counters],
+                              reports: [String: ReceiverRestartDetector.Reports] = [:]) -> [Action] {
         var actions = tickCapture(now: now)
         for id in receivers.keys.sorted() {
             guard var r = receivers[id], let c = counters[id] else { continue }
@@ -103,6 +107,10 @@ public struct SenderRecovery: Sendable {
                 r.ladder.framesLeft(now: now)
                 r.lastSent = c.framesSent
             }
+            let restart = reports[id].map { r.restart.tick(now: now, reports: $0) } ?? []
+            history.record(restart, for: r.name, at: now)
+            actions += restart.map { .restart(receiver: id, $0) }
+            if !restart.isEmpty { r.watchdog.transceiverReplaced(now: now) }
             let watch = r.watchdog.tick(now: now, counters: c)
             history.record(watch, for: r.name, at: now)
             actions += watch.map { .connection(receiver: id, $0) }

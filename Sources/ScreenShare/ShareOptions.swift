@@ -29,6 +29,8 @@ public struct ShareOptions: Sendable {
     var selection = SourceFactory.Selection()
     public var encoderFault: EncoderFault?
     public var captureStopsAfter: Duration?
+    /// For tests: the first RTP sequence number, so the numbers wrap within seconds.
+    public var firstSequence: UInt16?
 
     static let flags: Set<String> = ["json", "insecure-rtp", "accept-plain-rtcp", "pipewire-link", "portal-window"]
 
@@ -49,6 +51,10 @@ public struct ShareOptions: Sendable {
         if let s = a.string("ssrc") {
             guard let v = UInt32(s), v != 0 else { throw .init("--ssrc must be a number from 1 to 4294967295, not \"\(s)\"") }
             o.ssrc = v
+        }
+        if let f = a.string("first-sequence") {
+            guard let v = UInt16(f) else { throw .init("--first-sequence must be a number from 0 to 65535, not \"\(f)\"") }
+            o.firstSequence = v
         }
         o.sdpPath = a.string("sdp")
         o.duration = try a.double("duration")

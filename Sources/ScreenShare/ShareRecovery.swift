@@ -86,13 +86,17 @@ public final class ShareRecovery: @unchecked Sendable {
         let now = clock.now
         let work = lock.withLock { () -> [SenderRecovery.Action] in
             var counters: [String: ConnectionWatchdog.Counters] = [:]
+            var reports: [String: ReceiverRestartDetector.Reports] = [:]
             for (id, c) in connections {
                 let figures = c.counters
                 counters[id] = ConnectionWatchdog.Counters(
                     framesIn: figures.framesIn, framesEncoded: figures.encoded, framesSent: figures.sent,
                     linkIsLimit: c.isHeldBackByLink)
+                let heard = c.reportsHeard
+                reports[id] = ReceiverRestartDetector.Reports(reporter: heard.reporter, reporterHearsUs: heard.hearsUs,
+                                                              packetsSent: heard.packetsSent)
             }
-            return machine.tick(now: now, counters: counters)
+            return machine.tick(now: now, counters: counters, reports: reports)
         }
         perform(work)
     }
@@ -119,6 +123,10 @@ public final class ShareRecovery: @unchecked Sendable {
                 if let c = lock.withLock({ connections[id] }) { perform(action, on: c) }
             case .ladder(let id, let action):
                 if let c = lock.withLock({ connections[id] }) { perform(action, on: c) }
+            case .restart(let id, .newStream(let reason)):
+                guard let c = lock.withLock({ connections[id] }) else { continue }
+                output.log(.info, "screen", "\(c.config.displayName): newStream — \(reason)")
+                announce(c, ssrc: c.newTransceiver(reason: reason), reason: "receiverRestarted")
             }
         }
     }

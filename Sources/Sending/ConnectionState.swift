@@ -93,6 +93,9 @@ struct ConnectionState {
     var nacksReceived = 0
     var rembsReceived = 0
     var receiverReports = 0
+    /// The SSRC the receiver's latest report came from, and whether one from it covered our stream.
+    var reporter: UInt32?
+    var reporterHearsUs = false
     var lastFractionLost = 0.0
 
     var glassToPacket = LatencyRecorder()

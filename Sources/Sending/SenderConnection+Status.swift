@@ -60,6 +60,11 @@ extension SenderConnection {
         lock.withLock { (state.framesIn + state.repeatsTaken, state.framesEncoded, state.framesSent) }
     }
 
+    /// What the receiver's reports say about the stream now sent, for the restart detector.
+    package var reportsHeard: (reporter: UInt32?, hearsUs: Bool, packetsSent: Int) {
+        lock.withLock { (state.reporter, state.reporterHearsUs, state.packetsSent) }
+    }
+
     package var stillRepeats: Int { lock.withLock { state.stillRepeats } }
     package var keyframesMade: Int { lock.withLock { state.keyframesMade } }
 }

@@ -52,6 +52,7 @@ private struct Share {
             case .connection(let id, let a): lines.append("\(s): \(describe(a)) (\(id) watchdog)")
             case .ladder(_, .sendKeyframe(let reason)) where reason.contains("again"): break
             case .ladder(let id, let a): lines.append("\(s): \(describe(a))" + (id == "vicky" ? "" : " (\(id))"))
+            case .restart(let id, let a): lines.append("\(s): \(describe(a)) (\(id) restarted)")
             }
         }
     }
