@@ -63,7 +63,7 @@ public enum ControlDecoder {
             return .removeReceiver(receiver: try f.receiverID())
         case "report":
             return .report(MediaReport(receiver: try f.receiverID(), screenStalled: try f.bool("screenStalled"),
-                                       figures: f.value["figures"]))
+                                       expired: try f.optionalBool("expired") ?? false, figures: f.value["figures"]))
         case "setPolicy":
             return .setPolicy(try f.policy("policy"))
         case "updateReceiver":

@@ -37,6 +37,7 @@ extension ShareOptions {
             .init("duration", "SECONDS", "stop after this long (RTCP BYE is sent)", default: "until SIGINT or SIGTERM"),
             .init("json", nil, "status and every event as JSON lines on stdout", default: "off: readable lines on stderr"),
             .init("log-level", "debug|info|warning|error", "how much is logged", default: "info"),
+            .init("first-sequence", "N", "for tests: the first RTP sequence number, so that they wrap within seconds", default: "random"),
             .init("fault", "KIND:S", "for tests: encoder-stops:S, encoder-hangs:S or capture-stops:S breaks the sender S seconds in",
                   default: "none"),
         ])

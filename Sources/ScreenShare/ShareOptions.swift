@@ -30,6 +30,8 @@ public struct ShareOptions: Sendable {
     public var logLevel = EventOutput.Level.info
     public var encoderFault: EncoderFault?
     public var captureStopsAfter: Duration?
+    /// For tests: the first RTP sequence number, so the numbers wrap within seconds.
+    public var firstSequence: UInt16?
 
     public static func parse(_ arguments: [String]) throws(ArgumentParser.Failure) -> ShareOptions {
         var a = try ArgumentParser(arguments, help: help)
@@ -58,6 +60,10 @@ public struct ShareOptions: Sendable {
         if let s = a.string("ssrc") {
             guard let v = UInt32(s), v != 0 else { throw .init("--ssrc must be a number from 1 to 4294967295, not \"\(s)\"") }
             o.ssrc = v
+        }
+        if let f = a.string("first-sequence") {
+            guard let v = UInt16(f) else { throw .init("--first-sequence must be a number from 0 to 65535, not \"\(f)\"") }
+            o.firstSequence = v
         }
         o.sdpPath = a.string("sdp")
         o.duration = try a.seconds("duration")

@@ -75,11 +75,13 @@ public final class ShareRunner: @unchecked Sendable {
     }
 
     private func receiverConfig() -> ReceiverConfig {
-        ReceiverConfig(
+        var config = ReceiverConfig(
             id: "receiver", displayName: "the receiver", destination: options.destination,
             rtcpDestination: options.rtcpDestination, bind: options.bind, srtp: options.key,
             payloadType: options.payloadType, ssrc: options.ssrc, codec: .h264(options.profileLevelID), bitrateCap: options.bitrateMax,
             acceptPlainRTCP: options.acceptPlainRTCP, levelLimit: options.level)
+        config.firstSequence = options.firstSequence
+        return config
     }
 
     private func writeSDP(_ path: String, ssrc: UInt32) -> Bool {

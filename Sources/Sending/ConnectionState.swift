@@ -71,6 +71,8 @@ struct ConnectionState {
     var framesEncoded = 0
     var framesSent = 0
     var stillRepeats = 0
+    /// Still-frame repeats (and keyframes from the last frame) handed to the encoder, made or not.
+    var repeatsTaken = 0
     var keyframesMade = 0
     var keyframesAsked = 0
     var encoderErrors = 0
@@ -95,6 +97,9 @@ struct ConnectionState {
     var nacksReceived = 0
     var rembsReceived = 0
     var receiverReports = 0
+    /// The SSRC the receiver's latest report came from, and whether one from it covered our stream.
+    var reporter: UInt32?
+    var reporterHearsUs = false
     var lastFractionLost = 0.0
 
     var glassToPacket = LatencyRecorder()

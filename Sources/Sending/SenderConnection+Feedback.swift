@@ -93,8 +93,10 @@ extension SenderConnection {
                 state.retransmissionsRefused += refused
             }
         case .receiverReport(let rr):
+            reportArrived(from: rr.ssrc, covering: rr.reports.contains { $0.ssrc == ssrc })
             for block in rr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
         case .senderReport(let sr):
+            reportArrived(from: sr.ssrc, covering: sr.reports.contains { $0.ssrc == ssrc })
             for block in sr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
         case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
             lock.withLock {
@@ -103,6 +105,17 @@ extension SenderConnection {
             }
         default:
             break
+        }
+    }
+
+    /// Who reports, and whether it has heard our stream: a restarted receiver reports from a new SSRC.
+    private func reportArrived(from reporter: UInt32, covering: Bool) {
+        lock.withLock {
+            if state.reporter != reporter {
+                state.reporter = reporter
+                state.reporterHearsUs = false
+            }
+            if covering { state.reporterHearsUs = true }
         }
     }
 

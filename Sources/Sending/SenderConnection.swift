@@ -54,7 +54,8 @@ public final class SenderConnection: @unchecked Sendable {
         }
         lock = clock.makeCondition()
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
-        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec, generation: 0)
+        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec, generation: 0,
+                                firstSequence: config.firstSequence)
         state = ConnectionState(share: share, transceiver: first, destination: config.destination, cap: config.bitrateCap, started: clock.now)
         queue = PacketQueue(rate: state.pacingRate(now: clock.now), clock: clock)
     }
@@ -134,6 +135,7 @@ public final class SenderConnection: @unchecked Sendable {
             state.transceiver.retire()
             state.transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec, generation: generation)
             state.transceivers += 1
+            state.reporterHearsUs = false
             state.gate.request(at: clock.now)
             abandonEncoder(before: generation)
             queue.clear()
@@ -223,6 +225,7 @@ public final class SenderConnection: @unchecked Sendable {
                 if keyframeDue || repeatDue, let latest = latestFrame() {
                     surface = latest
                     isRepeat = true
+                    state.repeatsTaken += 1
                     break
                 }
                 var wake = lastEncode + ConnectionState.stillRepeatInterval

@@ -21,12 +21,17 @@ final class Transceiver: Sendable {
     let ssrc: UInt32
     private let numbering: Mutex<Numbering>
 
-    init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, generation: Int) {
+    /// `firstSequence` nil numbers from a random start.
+    init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, generation: Int, firstSequence: UInt16? = nil) {
         self.ssrc = ssrc
         var scratch: [UInt8] = []
         scratch.reserveCapacity(PacketQueue.slotSize)
-        numbering = Mutex(Numbering(stream: .random(ssrc: ssrc, payloadType: payloadType), packetizer: VideoPacketizer(codec),
-                                    generation: generation, scratch: scratch))
+        var stream = OutgoingRTPStream.random(ssrc: ssrc, payloadType: payloadType)
+        if let firstSequence {
+            stream = OutgoingRTPStream(ssrc: ssrc, payloadType: payloadType, firstSequence: firstSequence,
+                                       timestampBase: stream.timestampBase)
+        }
+        numbering = Mutex(Numbering(stream: stream, packetizer: VideoPacketizer(codec), generation: generation, scratch: scratch))
     }
 
     func timestamp(for captureTime: Instant) -> UInt32 {

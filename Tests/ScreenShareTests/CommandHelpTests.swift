@@ -47,6 +47,7 @@ struct CommandHelpTests {
         let line = everyOption(ShareOptions.help, leaving: ["window", "region", "insecure-rtp", "srtp-key-file", "portal-window", "pipewire-link"])
         let key = NSTemporaryDirectory() + "help-test-key-\(getpid())"
         try (Data((0..<30).map { UInt8($0) }).base64EncodedString() + "\n").write(toFile: key, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
         defer { try? FileManager.default.removeItem(atPath: key) }
         let options = try ShareOptions.parse(line + ["--srtp-key-file", key])
         #expect(options.source.part == .monitor("HDMI-1") && options.policy == .detail && options.fps == 15)

@@ -1,7 +1,8 @@
 import Foundation
 import Events
 import Media
-import Sending
+import RTP
+@testable import Sending
 import Synchronization
 import Synthetic
 import Transport
@@ -27,21 +28,24 @@ final class SimulatedShare: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     let started: Instant
 
-    init(scenario: SyntheticScreen.Scenario, fault: EncoderFault? = nil) throws {
+    /// `captureStallsAfterFrame`: the capture's first run delivers nothing from that frame on.
+    init(scenario: SyntheticScreen.Scenario, fault: EncoderFault? = nil, captureStallsAfterFrame: UInt64? = nil,
+         receiverID: String = "vicky") throws {
         let clock = self.clock
         let lines = self.lines
         let output = EventOutput(format: .human, level: .info) { text, _ in
             lines.written.withLock { $0.append((clock.now, text)) }
         }
         sink = try UDPSocket(bindingTo: SocketAddress(host: "127.0.0.1", port: 0))
-        session = ShareSession(source: SyntheticSource(width: 320, height: 180, fps: 30, scenario: scenario),
+        session = ShareSession(source: SyntheticSource(width: 320, height: 180, fps: 30, scenario: scenario,
+                                                       stallAfterFrame: captureStallsAfterFrame),
                                parameters: ShareParameters(policy: .balanced, fps: 30), clock: clock, output: output)
         recovery = ShareRecovery(session: session, clock: clock, output: output)
         heartbeat = ShareHeartbeat(clock: clock)
         started = clock.now
         try session.start()
         connection = try session.addReceiver(
-            ReceiverConfig(id: "vicky", displayName: "Vicky", destination: sink.localAddress, srtp: nil), fault: fault)
+            ReceiverConfig(id: receiverID, displayName: "Vicky", destination: sink.localAddress, srtp: nil), fault: fault)
         recovery.attach(connection)
         let (heartbeat, recovery, done) = (self.heartbeat, self.recovery, self.done)
         Thread {
@@ -55,6 +59,21 @@ final class SimulatedShare: @unchecked Sendable {
 
     func run(for duration: Duration) {
         clock.run(for: duration)
+    }
+
+    /// Runs until `seconds` since the start, doing `each` after every simulated second.
+    func run(until seconds: Double, each: (Double) -> Void = { _ in }) {
+        while elapsed < seconds - 1e-9 {
+            clock.run(for: .milliseconds(Int64(min(1, seconds - elapsed) * 1000)))
+            each(elapsed)
+        }
+    }
+
+    /// An RTCP datagram from the receiver's side, as the feedback thread would read it.
+    func receive(_ packet: RTCPPacket) {
+        var bytes: [UInt8] = []
+        try! packet.marshal(into: &bytes)
+        connection.handleDatagram(&bytes, count: bytes.count, from: sink.localAddress)
     }
 
     /// When each line containing `text` was written, in seconds since the start.
