@@ -84,6 +84,7 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
             if let buffer = waiting, let handle = stream.handle {
                 waiting = nil
                 cursor.update(from: buffer.pointee.buffer)
+                counters.cursorRefused = UInt64(cursor.refused)
                 delivered = deliver(buffer.pointee.buffer)
                 pw_stream_queue_buffer(handle, buffer)
             }
@@ -159,6 +160,7 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
     /// Returns a buffer unused, keeping the cursor it carried.
     private func giveBack(_ buffer: UnsafeMutablePointer<pw_buffer>, to handle: OpaquePointer) {
         cursor.update(from: buffer.pointee.buffer)
+        counters.cursorRefused = UInt64(cursor.refused)
         pw_stream_queue_buffer(handle, buffer)
     }
 

@@ -66,6 +66,8 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
         node().map { "PipeWire node \($0)" } ?? "PipeWire"
     }
 
+    public var subject: CaptureSubject { CaptureSubject(.node, node: node()) }
+
     /// The negotiated size once known (capped), else the 1080p most screens have.
     public var frameSize: (width: Int, height: Int) {
         state.withLock { current in

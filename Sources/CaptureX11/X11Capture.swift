@@ -14,6 +14,8 @@ final class X11Capture: @unchecked Sendable {
     private let cursor: X11Cursor?
     private let watcher: X11ChangeWatcher
     private let window: xcb_window_t?
+    /// The shared window's title when it was opened; nil for the other targets or an untitled window.
+    let windowTitle: String?
     /// The shared area in root coordinates; a window's follows it each tick.
     private var area: X11Rect
     /// The first tick, a window shown again, or a frame dropped for want of a surface.
@@ -44,6 +46,7 @@ final class X11Capture: @unchecked Sendable {
             case .closed: throw CaptureError(.permanent, "X display \(name) has no window \(X11Target.hex(id)) — was it closed?")
             }
         }
+        windowTitle = window.flatMap { X11TopLevelWindows(connection: connection).title(of: $0) }
         reader = X11ImageReader(connection: connection)
         if let problem = reader.sharedMemoryProblem {
             note("X display \(name): MIT-SHM is not usable (\(problem)), so frames come through the X socket, which is slower")

@@ -20,6 +20,7 @@ public final class X11Source: CaptureSource {
     private struct State {
         var capture: X11Capture?
         var frameSize = (width: 0, height: 0)
+        var windowTitle: String?
         /// Notes already logged: a restart must not repeat them.
         var notes: Set<String> = []
     }
@@ -41,6 +42,16 @@ public final class X11Source: CaptureSource {
     /// measured the target. A shared window's size follows the window.
     public var frameSize: (width: Int, height: Int) { state.withLock { $0.frameSize } }
 
+    /// The monitor by name, the window by id and (once started) title.
+    public var subject: CaptureSubject {
+        switch target {
+        case .screen: return CaptureSubject(.screen)
+        case .monitor(let name): return CaptureSubject(.monitor, name: name)
+        case .region: return CaptureSubject(.region)
+        case .window(let id): return CaptureSubject(.window, name: state.withLock { $0.windowTitle }, window: id)
+        }
+    }
+
     /// Connects, finds the target and starts capturing. Throws when the display
     /// cannot be opened or the monitor or window does not exist.
     public func start(_ output: CaptureOutput) throws(CaptureError) {
@@ -51,6 +62,7 @@ public final class X11Source: CaptureSource {
         state.withLock {
             $0.capture = capture
             $0.frameSize = capture.frameSize
+            $0.windowTitle = capture.windowTitle
         }
         ticker.start(on: output.clock) { [self] frame in
             let captured = capture.tick(frame, output: output)

@@ -29,11 +29,13 @@ public enum AbsoluteSendTime {
     }
 
     /// Writes the send time into a packet that carries the placeholder right
-    /// after a 12-byte header; does nothing to a packet without it.
+    /// after a 12-byte header; does nothing to a packet without it (one whose
+    /// block is empty holds payload where the element would be).
     public static func stamp(_ packet: UnsafeMutableRawBufferPointer, at time: Instant) {
         let element = RTPHeader.fixedSize + 4
         guard packet.count > element + 3, packet[0] & RTPHeader.extensionBit != 0, packet[0] & RTPHeader.csrcCountMask == 0,
               packet[RTPHeader.fixedSize] == 0xBE, packet[RTPHeader.fixedSize + 1] == 0xDE,
+              packet[RTPHeader.fixedSize + 2] | packet[RTPHeader.fixedSize + 3] != 0,
               packet[element] == extensionID << 4 | 2 else { return }
         let v = value(at: time)
         packet[element + 1] = UInt8(v >> 16 & 0xFF)

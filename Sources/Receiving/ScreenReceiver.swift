@@ -207,7 +207,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         let sendTime = buffer.withUnsafeBytes { AbsoluteSendTime.read(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         let held = ReorderBuffer.Packet(bytes: Array(buffer[0..<length]), payloadRange: packet.payloadRange, header: header,
                                         arrival: now, sendTime: sendTime)
-        depacketize(stream!.reorder.insert(held, now: now), now: now)
+        depacketize(stream!.reorder.insert(held), now: now)
     }
 
     /// Packets a gap held back too long go on without the lost one.
@@ -219,10 +219,12 @@ public final class ScreenReceiver: @unchecked Sendable {
     private func depacketize(_ packets: [ReorderBuffer.Packet], now: Instant) {
         for p in packets {
             guard var current = stream, current.ssrc == p.header.ssrc else { return }
+            let oversized = current.depacketizer.oversizedFrames
             let frame = p.bytes.withUnsafeBytes { raw in
                 current.depacketizer.push(UnsafeRawBufferPointer(rebasing: raw[p.payloadRange]), sequenceNumber: p.header.sequenceNumber,
                                           timestamp: p.header.timestamp, marker: p.header.marker)
             }
+            figures.framesOversized += current.depacketizer.oversizedFrames - oversized
             stream = current
             if let frame {
                 estimator.frameArrived(rtpTimestamp: frame.timestamp, sendTime: p.sendTime, at: p.arrival)
@@ -308,7 +310,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         var fields: [(String, JSONValue)] = [
             ("packets", .int(figures.packets)), ("framesReceived", .int(figures.framesReceived)),
             ("framesDecoded", .int(figures.framesDecoded)), ("framesIncomplete", .int(figures.framesIncomplete)),
-            ("framesSwallowed", .int(figures.framesSwallowed)),
+            ("framesSwallowed", .int(figures.framesSwallowed)), ("framesOversized", .int(figures.framesOversized)),
             ("width", .int(figures.width)), ("height", .int(figures.height)), ("decodedFps", .double(figures.decodedFPS)),
             ("keyframes", .int(figures.keyframes)), ("plisSent", .int(figures.plisSent)), ("nacksSent", .int(figures.nacksSent)),
             ("rembsSent", .int(figures.rembsSent)), ("srtpFailures", .int(figures.srtpFailures)), ("malformed", .int(figures.malformed)),

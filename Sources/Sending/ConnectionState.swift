@@ -76,9 +76,11 @@ struct ConnectionState {
     var encoderErrors = 0
     var protectErrors = 0
     var sendErrors = 0
+    /// Every first send, on any SSRC this connection has had.
     var packetsSent = 0
-    var octetsSent = 0
-    var lastRTPTimestamp: UInt32 = 0
+    /// RFC 3550 §6.4.1: a sender report counts the packets and payload octets sent under its own SSRC, so the
+    /// counts start again with a new one.
+    var reportCounts = (ssrc: UInt32(0), packets: 0, octets: 0)
     var retransmissions = 0
     /// NACKed packets not resent because retransmissions had used their share of the link.
     var retransmissionsRefused = 0
@@ -86,6 +88,8 @@ struct ConnectionState {
     var feedbackErrors = 0
     var feedbackDropped = 0
     var feedbackUnauthenticated = 0
+    /// Datagrams from a host that is not the receiver's, dropped unread.
+    var feedbackFromElsewhere = 0
     var plisReceived = 0
     var firsReceived = 0
     var nacksReceived = 0
@@ -129,6 +133,26 @@ struct ConnectionState {
         let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, profile: profile,
                                                 favourDetail: share.policy == .detail, screenContent: share.policy != .motion)
         return (settings, plan.fps)
+    }
+
+    /// Counts a first send (a retransmission is not a new packet). A packet of a replaced stream, still
+    /// leaving when its transceiver was replaced, counts for no sender report.
+    mutating func countSent(_ info: PacketInfo) {
+        packetsSent += 1
+        guard info.ssrc == ssrc else { return }
+        if reportCounts.ssrc != ssrc { reportCounts = (ssrc: ssrc, packets: 0, octets: 0) }
+        reportCounts.packets += 1
+        reportCounts.octets += info.payloadLength
+    }
+
+    /// The sender report for the moment `now`: the RTP timestamp of that moment on the stream's media clock
+    /// (its timestamp base and the injected clock, as frames are stamped), paired with `ntpTime`, the wall
+    /// clock's reading of the same moment, so a receiver can map RTP time to wall time (RFC 3550 §6.4.1).
+    func senderReport(now: Instant, ntpTime: UInt64) -> SenderReport {
+        let counts = reportCounts.ssrc == ssrc ? reportCounts : (ssrc: ssrc, packets: 0, octets: 0)
+        return SenderReport(ssrc: ssrc, ntpTime: ntpTime, rtpTime: transceiver.timestamp(for: now),
+                            packetCount: UInt32(truncatingIfNeeded: counts.packets),
+                            octetCount: UInt32(truncatingIfNeeded: counts.octets), reports: [])
     }
 
     /// Retransmissions may take a fifth of the target: on a link that is

@@ -28,7 +28,7 @@ final class PacketQueue: @unchecked Sendable {
         condition = clock.makeCondition()
         slots = (0..<capacity).map { _ in [UInt8](repeating: 0, count: PacketQueue.slotSize) }
         lengths = [Int](repeating: 0, count: capacity)
-        infos = [PacketInfo](repeating: PacketInfo(sequence: 0, timestamp: 0, marker: false, retransmission: false), count: capacity)
+        infos = [PacketInfo](repeating: PacketInfo(ssrc: 0, sequence: 0, timestamp: 0, marker: false, retransmission: false, payloadLength: 0), count: capacity)
         pacer = Pacer(rateBitsPerSecond: Double(max(rate, 1)), queueCapacity: capacity)
     }
 

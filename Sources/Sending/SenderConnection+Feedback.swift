@@ -17,14 +17,20 @@ extension SenderConnection {
                 lock.withLock { state.feedbackErrors += 1 }
                 continue
             }
-            guard let (count, _) = received else { continue }
-            handleDatagram(&buffer, count: count)
+            guard let (count, from) = received else { continue }
+            handleDatagram(&buffer, count: count, from: from)
         }
     }
 
     /// One datagram from the receiver's side: SRTCP (or plain RTCP where the
-    /// share allows it). Anything malformed or unauthenticated is counted and dropped.
-    func handleDatagram(_ buffer: inout [UInt8], count: Int) {
+    /// share allows it). Anything malformed or unauthenticated is counted and dropped,
+    /// and so is anything from a host other than the receiver's (docs/behaviour.md §7.3).
+    package func handleDatagram(_ buffer: inout [UInt8], count: Int, from: SocketAddress) {
+        let destination = lock.withLock { state.destination }
+        guard from.isSameHost(as: destination) || config.rtcpDestination.map(from.isSameHost) == true else {
+            lock.withLock { state.feedbackFromElsewhere += 1 }
+            return
+        }
         guard count >= 8, buffer.withUnsafeBytes({ MuxedPacketKind.classify(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) == .rtcp else {
             lock.withLock { state.feedbackDropped += 1 }
             return
@@ -70,7 +76,8 @@ extension SenderConnection {
                     continue
                 }
                 if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
-                    let info = PacketInfo(sequence: sequence, timestamp: 0, marker: false, retransmission: true)
+                    let info = PacketInfo(ssrc: ssrc, sequence: sequence, timestamp: 0, marker: false, retransmission: true,
+                                          payloadLength: 0)
                     _ = packet.withUnsafeBytes { bytes in
                         queue.push(info) { slot in
                             slot.copyMemory(from: bytes)
@@ -110,12 +117,8 @@ extension SenderConnection {
 
     // MARK: RTCP out
 
-    func sendReport(now: Instant) {
-        let report = lock.withLock {
-            SenderReport(ssrc: state.ssrc, ntpTime: NTPTime.now(), rtpTime: state.lastRTPTimestamp,
-                         packetCount: UInt32(truncatingIfNeeded: state.packetsSent),
-                         octetCount: UInt32(truncatingIfNeeded: state.octetsSent), reports: [])
-        }
+    func sendReport() {
+        let report = lock.withLock { state.senderReport(now: clock.now, ntpTime: NTPTime.now()) }
         guard var bytes = try? report.marshal() else { return }
         sendRTCP(&bytes)
     }

@@ -72,6 +72,9 @@ extension SenderConnection {
 extension SenderConnection {
     package var destination: SocketAddress { lock.withLock { state.destination } }
 
+    /// Datagrams dropped unread because they came from a host other than the receiver's.
+    package var feedbackFromElsewhere: Int { lock.withLock { state.feedbackFromElsewhere } }
+
     /// The figures diagnostics show for this receiver.
     package var diagnosticLines: [String] {
         lock.withLock {
@@ -86,7 +89,8 @@ extension SenderConnection {
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
-                    + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated)",
+                    + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated), "
+                    + "from elsewhere \(state.feedbackFromElsewhere)",
                 "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
                     + "coalesced \(state.gate.requestsCoalesced)",
             ]

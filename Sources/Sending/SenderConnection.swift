@@ -43,7 +43,7 @@ public final class SenderConnection: @unchecked Sendable {
         self.output = output
         self.pool = pool
         self.latestFrame = latestFrame
-        let bind = try config.bind ?? SocketAddress(host: config.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
+        let bind = config.bind ?? .bindAddress(reaching: [config.destination] + (config.rtcpDestination.map { [$0] } ?? []))
         socket = try UDPSocket(bindingTo: bind)
         if let srtp = config.srtp {
             protector = try SRTPSession(key: srtp, direction: .sender)
@@ -320,7 +320,7 @@ public final class SenderConnection: @unchecked Sendable {
         while lock.withLock({ state.running }) {
             let now = clock.now
             if now >= nextReport {
-                sendReport(now: now)
+                sendReport()
                 nextReport = now + ConnectionState.senderReportInterval
             }
             let pacing = lock.withLock { (rate: state.pacingRate(now: now), limited: state.bandwidth.target(at: now).limit != .cap) }
@@ -363,11 +363,9 @@ public final class SenderConnection: @unchecked Sendable {
             lock.withLock {
                 state.bitrateMeter.record(wireLength * 8, at: now)
                 guard !info.retransmission else { return }
-                state.packetsSent += 1
-                state.octetsSent += length - RTPHeader.fixedSize
-                state.lastRTPTimestamp = info.timestamp
+                state.countSent(info)
                 if info.marker {
-                    state.glassToPacket.lastPacketSent(timestamp: state.lastRTPTimestamp, at: now)
+                    state.glassToPacket.lastPacketSent(timestamp: info.timestamp, at: now)
                     state.framesSent += 1
                     state.sentMeter.record(at: now)
                 }

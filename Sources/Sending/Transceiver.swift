@@ -67,7 +67,8 @@ final class Transceiver: Sendable {
                 n.scratch.removeAll(keepingCapacity: true)
                 let sequence = n.stream.startPacket(marker: last, timestamp: timestamp, into: &n.scratch)
                 n.scratch.append(contentsOf: payload)
-                let info = PacketInfo(sequence: sequence, timestamp: timestamp, marker: last, retransmission: false, keyframe: keyframe)
+                let info = PacketInfo(ssrc: n.stream.ssrc, sequence: sequence, timestamp: timestamp, marker: last, retransmission: false,
+                                      payloadLength: payload.count, keyframe: keyframe)
                 _ = n.scratch.withUnsafeBytes { bytes in queue.push(info) { $0.copyMemory(from: bytes); return bytes.count } }
             }
             return true

@@ -24,6 +24,7 @@ public final class SyntheticSource: CaptureSource, @unchecked Sendable {
 
     public var name: String { "synthetic \(screen.width)×\(screen.height) \(screen.scenario.rawValue)" }
     public var frameSize: (width: Int, height: Int) { (screen.width, screen.height) }
+    public var subject: CaptureSubject { CaptureSubject(.generated) }
 
     public func start(_ output: CaptureOutput) throws(CaptureError) {
         let screen = self.screen

@@ -111,6 +111,26 @@ struct PipeWireSourceTests {
         }
     }
 
+    /// The producer's cursor metadata lies in its shared memory: what does not fit the meta area is refused
+    /// and counted, never read, and the frames go on (docs/behaviour.md §9).
+    @Test(arguments: PipeWireTestProducer.CursorLie.allCases)
+    func cursorMetadataThatDoesNotFit_isRefused(lie: PipeWireTestProducer.CursorLie) throws {
+        var options = PipeWireTestProducer.Options(width: 320, height: 240)
+        options.cursor = (x: 100, y: 60)
+        options.cursorLie = lie
+        try withProducer(options) { daemon, producer in
+            let node = try waitForNode(producer)
+            let inside = (x: 100 - PipeWireTestPattern.cursorHotspot.x + 1, y: 60 - PipeWireTestPattern.cursorHotspot.y + 1)
+            let sink = RecordingSink(cursorProbe: inside)
+            let (source, _) = try capture(daemon, node: { node }, sink: sink)
+            defer { source.stop() }
+            #expect(sink.wait(upTo: .seconds(5)) { $0.frames.count >= 10 })
+            let frames = sink.frames
+            #expect(frames.allSatisfy { $0.patternMatches && $0.cursorPixel != PipeWireTestPattern.cursorColour })
+            #expect(source.counters.cursorRefused > 0)
+        }
+    }
+
     @Test func producerHoldingBuffers_captureNeverFreezes() throws {
         var options = PipeWireTestProducer.Options(width: 320, height: 240)
         options.hold = (buffers: 3, every: 15, forFrames: 10)
