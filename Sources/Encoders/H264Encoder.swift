@@ -20,9 +20,12 @@ public final class H264Encoder: @unchecked Sendable {
     /// Long enough that the stream never stalls waiting on a periodic IDR;
     /// keyframes come when a receiver asks (PLI/FIR) or recovery needs one.
     public static let keyframeInterval = 300
-    /// Slices a frame is cut into, shared among the slice threads: the first
-    /// packets can leave after an eighth of the frame is encoded, not half.
-    public static let slicesPerFrame = 8
+    /// Slices a frame is cut into, two for each of the slice threads: the
+    /// first packets leave when half the encode is done, not all of it. Each
+    /// slice boundary costs prediction across it: on the scrolling page at
+    /// 1080p and 4 Mbit/s, 4 slices lost 0.001 of SSIM against 2, and 8 lost
+    /// 0.0025 for a first packet about a millisecond sooner (docs/benchmarks.md).
+    public static let slicesPerFrame = 4
 
     public init(settings: EncoderSettings) throws(CodecError) {
         self.settings = settings
@@ -77,6 +80,13 @@ public final class H264Encoder: @unchecked Sendable {
         p.i_log_level = X264_LOG_ERROR
         p.rc.i_rc_method = X264_RC_ABR
         H264Encoder.applyRate(s, to: &p)
+        if s.screenContent {
+            // Scrolls, dragged windows and typing move by whole pixels, which the
+            // full-pixel search finds; refining to half and quarter pixels found
+            // nothing on the scrolling page at 1080p and 4 Mbit/s (SSIM unchanged)
+            // and cost about a seventh of x264's time (docs/benchmarks.md).
+            p.analyse.i_subpel_refine = 0
+        }
         if s.favourDetail {
             // Text is thin strokes on flat colour, and the deblocking filter
             // smears exactly those: a weaker filter keeps them. Measured on the

@@ -12,6 +12,9 @@ public struct EncoderSettings: Sendable, Equatable {
     public var preset: String
     /// Settings that keep text sharp rather than motion smooth (Text and detail).
     public var favourDetail: Bool
+    /// A screen (every policy but Motion and video): what moves on it moves by
+    /// whole pixels, so motion search need not refine to fractions of one.
+    public var screenContent: Bool
     public var threads: Int
 
     /// The settings that carry out `plan` at the share's frame rate: the
@@ -21,19 +24,20 @@ public struct EncoderSettings: Sendable, Equatable {
     /// the share's rate, so the SPS says what the stream really is, and the
     /// bitrate stays within it.
     public static func carrying(
-        _ plan: EncodingPlan, shareFPS: Int, bitrate target: Int, profile: ProfileLevelID.Profile, favourDetail: Bool
+        _ plan: EncodingPlan, shareFPS: Int, bitrate target: Int, profile: ProfileLevelID.Profile, favourDetail: Bool,
+        screenContent: Bool = true
     ) -> EncoderSettings {
         let level = H264Level.lowest(admitting: plan.width, plan.height, fps: shareFPS, bitrate: 0) ?? plan.level
         let bitrate = min(target * shareFPS / max(1, plan.fps), level.maxBitrate)
         return EncoderSettings(width: plan.width, height: plan.height, fps: shareFPS, bitrate: bitrate,
-                               profile: profile, level: level, favourDetail: favourDetail)
+                               profile: profile, level: level, favourDetail: favourDetail, screenContent: screenContent)
     }
 
     public init(
         width: Int, height: Int, fps: Int, bitrate: Int,
         profile: ProfileLevelID.Profile = .constrainedBaseline,
         level: H264Level? = nil, preset: String = "superfast",
-        favourDetail: Bool = false, threads: Int = 2
+        favourDetail: Bool = false, screenContent: Bool = true, threads: Int = 2
     ) {
         self.width = width
         self.height = height
@@ -43,6 +47,7 @@ public struct EncoderSettings: Sendable, Equatable {
         self.level = level ?? H264Level.lowest(admitting: width, height, fps: fps, bitrate: 0) ?? H264Level.all.last!
         self.preset = preset
         self.favourDetail = favourDetail
+        self.screenContent = screenContent
         self.threads = threads
     }
 }

@@ -136,7 +136,7 @@ struct ConnectionState {
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
         let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, profile: profile,
-                                                favourDetail: share.policy == .detail)
+                                                favourDetail: share.policy == .detail, screenContent: share.policy != .motion)
         return (settings, plan.fps)
     }
 
