@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "SRTP", dependencies: ["CSRTP"]),
         .target(name: "Transport", dependencies: ["Media"]),
         .target(name: "ControlProtocol", dependencies: ["Events", "Encoding", "SRTP", "Transport"]),
-        .target(name: "Sending", dependencies: ["Events", "Media", "YUV", "Capture", "Encoding", "Encoders", "RTP", "SRTP", "Transport", "ControlProtocol"]),
+        .target(name: "Sending", dependencies: ["Events", "Media", "YUV", "Capture", "Encoding", "Encoders", "RTP", "Congestion", "SRTP", "Transport", "ControlProtocol"]),
         .target(name: "Recovery", dependencies: ["Media"]),
         .target(name: "ScreenShare", dependencies: [
             "Events", "Media", "Capture", "Synthetic", "CaptureX11", "CapturePipeWire", "Encoding", "RTP", "SRTP",

@@ -52,6 +52,11 @@ public struct LossBasedEstimator: Sendable {
         }
     }
 
+    /// Another estimate that sees the path as well says it carries `value`.
+    public mutating func recover(to value: Double) {
+        bitrate = max(bitrate, value)
+    }
+
     /// A probe measured what the path carries; unless loss says the path is
     /// overrun, the loss estimate need not climb there at 8 % a second.
     public mutating func probeMeasured(_ value: Double) {

@@ -1,3 +1,4 @@
+import Congestion
 import Encoding
 import Media
 import RTP
@@ -25,12 +26,6 @@ struct ConnectionState {
     static let stillRepeatInterval: Duration = .seconds(1)
     /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
     static let senderReportInterval: Duration = .seconds(1)
-    /// Packets leave at 2.5× the target bitrate: a 1080p keyframe is spread
-    /// over a few frame periods instead of hitting the link as one burst.
-    static let pacingFactor = 2.5
-    /// When the link is the limit, faster than the estimate only overflows
-    /// the bottleneck's queue: a keyframe then waits here, where it is not lost.
-    static let limitedPacingFactor = 1.2
     /// The encoder aims below the target: RTP, the send-time extension and
     /// SRTP add about 3 %, retransmissions and x264's overshoot the rest.
     static let encoderShare = 0.85
@@ -45,7 +40,7 @@ struct ConnectionState {
     var transceiver: Transceiver
     var ssrc: UInt32 { transceiver.ssrc }
     var destination: SocketAddress
-    var bandwidth: BandwidthEstimator
+    var bandwidth: SendSideBandwidthEstimator
     let started: Instant
     var running = true
     var pending: Surface?
@@ -104,7 +99,7 @@ struct ConnectionState {
         self.share = share
         self.transceiver = transceiver
         self.destination = destination
-        bandwidth = BandwidthEstimator(cap: cap)
+        bandwidth = SendSideBandwidthEstimator(cap: cap, feedbackKind: .receiverReports)
         self.started = started
     }
 
@@ -143,8 +138,6 @@ struct ConnectionState {
     }
 
     func pacingRate(now: Instant) -> Int {
-        let target = bandwidth.target(at: now)
-        let factor = target.limit == .cap ? ConnectionState.pacingFactor : ConnectionState.limitedPacingFactor
-        return Int(Double(target.bitrate) * factor)
+        Int(bandwidth.pacingRate(at: now))
     }
 }

@@ -84,6 +84,7 @@ extension SenderConnection {
                 state.nacksReceived += 1
                 state.retransmissions += resent
                 state.retransmissionsRefused += refused
+                state.bandwidth.onNack(sequenceNumbers: lost, at: now)
             }
         case .receiverReport(let rr):
             for block in rr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
@@ -91,7 +92,7 @@ extension SenderConnection {
             for block in sr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
         case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
             lock.withLock {
-                state.bandwidth.receiverEstimated(Int(clamping: remb.bitrate), at: now)
+                state.bandwidth.onREMB(bitrate: Int(clamping: remb.bitrate), at: now)
                 state.rembsReceived += 1
             }
         default:
@@ -101,8 +102,7 @@ extension SenderConnection {
 
     private func receptionReported(_ block: ReceptionReport, now: Instant) {
         lock.withLock {
-            let sending = Int(state.bitrateMeter.rate(at: now))
-            state.bandwidth.lossReported(block.lossRatio, sending: max(sending, BandwidthEstimator.minimumBitrate))
+            state.bandwidth.onReceiverReport(fractionLost: block.lossRatio, at: now)
             state.lastFractionLost = block.lossRatio
             state.receiverReports += 1
         }

@@ -1,3 +1,4 @@
+import Congestion
 import RTP
 import SRTP
 import Transport
@@ -32,23 +33,25 @@ extension SenderConnection {
             s.glassToPacketP50 = state.glassToPacket.percentile(0.5)
             s.glassToPacketP99 = state.glassToPacket.percentile(0.99)
             s.limitation = limitation(target: target, now: now)
+            s.feedback = target.limit == .noFeedback ? .none
+                : state.bandwidth.feedbackKind == .transportWide ? .transportWide : .receiverReports
             return s
         }
     }
 
     /// Bandwidth limits a share when something below the cap sets the target;
     /// the CPU does when encoding takes most of each frame period.
-    private func limitation(target: (bitrate: Int, limit: BandwidthEstimator.Limit), now: Instant) -> ShareStatus.Limitation {
+    private func limitation(target: SendSideBandwidthEstimator.Target, now: Instant) -> ShareStatus.Limitation {
         let busy = state.encodeTime.rate(at: now) / 1_000_000
         if busy > ConnectionState.cpuBusyFraction { return .cpu }
-        return target.limit == .cap ? .none : .bandwidth
+        return target.limit.isPath ? .bandwidth : .none
     }
 
     /// Whether the link holds this connection back (the watchdog must not
     /// mistake a starved link for a stuck encoder).
     package var isHeldBackByLink: Bool {
         let now = clock.now
-        return lock.withLock { state.bandwidth.target(at: now).limit != .cap } || queue.queued > PacketQueue.defaultCapacity / 2
+        return lock.withLock { state.bandwidth.target(at: now).limit.isPath } || queue.queued > PacketQueue.defaultCapacity / 2
     }
 
     /// Counters the watchdog and diagnostics read.

@@ -354,7 +354,11 @@ public final class SenderConnection: @unchecked Sendable {
             try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: destination) }
             lock.withLock {
                 state.bitrateMeter.record(wireLength * 8, at: now)
-                guard !info.retransmission else { return }
+                if info.retransmission {
+                    state.bandwidth.onPacketResent(size: wireLength, at: now)
+                    return
+                }
+                _ = state.bandwidth.onPacketSent(size: wireLength, at: now)
                 state.packetsSent += 1
                 state.octetsSent += length - RTPHeader.fixedSize
                 state.lastRTPTimestamp = info.timestamp

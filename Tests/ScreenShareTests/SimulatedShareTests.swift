@@ -45,4 +45,17 @@ import Testing
         #expect(fresh - keyframe >= 2.9 && fresh - keyframe <= 3.6, "fresh encoder \(fresh - keyframe) s after the keyframe")
         #expect(share.connection.counters.sent > sentAtTwenty + 30, "frames after the fresh encoder: \(share.connection.counters.sent - sentAtTwenty)")
     }
+
+    @Test func receiverThatSendsNothing_keepsTheCapAndTheStatusSaysSo() throws {
+        // Plain RTP to a socket nobody reads: no RR, no NACK, no REMB. At 3 s
+        // the target is still the 4 Mbit/s cap and line 1 says why.
+        let share = try SimulatedShare(scenario: .motion)
+        defer { share.stop() }
+        share.run(for: .seconds(3))
+        let status = share.connection.status(capturedFPS: 30, watchdog: "watching")
+        #expect(status.targetBitrate == 4_000_000)
+        #expect(status.feedback == .none)
+        #expect(status.limitation == .none)
+        #expect(status.firstLine.contains("no feedback from the receiver"), "\(status.firstLine)")
+    }
 }
