@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "Congestion", dependencies: ["Media", "RTP"]),
         .target(name: "SRTP", dependencies: ["CSRTP"]),
         .target(name: "Transport", dependencies: ["Media"]),
-        .target(name: "ControlProtocol", dependencies: ["Events", "Encoding", "SRTP", "Transport"]),
+        .target(name: "ControlProtocol", dependencies: ["Events", "Encoding", "RTP", "SRTP", "Transport"]),
         .target(name: "Sending", dependencies: ["Events", "Media", "YUV", "Capture", "Encoding", "Encoders", "RTP", "Congestion", "SRTP", "Transport", "ControlProtocol"]),
         .target(name: "Recovery", dependencies: ["Media"]),
         .target(name: "ScreenShare", dependencies: [
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "EncodingTests", dependencies: ["Encoding", "Media"]),
         .testTarget(name: "CodecsTests", dependencies: ["Encoders", "Decoders", "Encoding", "YUV", "Synthetic", "TestSupport", "Media"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
-        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "ControlProtocol", "Sending", "Synthetic", "Events", "Encoding", "RTP", "Transport", "SRTP", "Media"]),
+        .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "ControlProtocol", "Sending", "Synthetic", "Events", "Encoding", "RTP", "Congestion", "Transport", "SRTP", "Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["CapturePipeWire", "Capture", "TestSupport", "Media"]),
         .testTarget(name: "CaptureX11Tests", dependencies: ["CaptureX11", "Capture", "Media"]),
         .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Synthetic", "YUV", "Encoders", "Decoders", "Encoding", "Media"]),

@@ -81,16 +81,17 @@ public final class H264Encoder: @unchecked Sendable {
         let kbps = max(50, s.bitrate / 1000)
         p.rc.i_bitrate = Int32(kbps)
         p.rc.i_vbv_max_bitrate = Int32(kbps)
-        // A VBV of about a quarter second bounds how far one frame can overshoot the link.
-        p.rc.i_vbv_buffer_size = Int32(max(kbps / 4, 30))
+        // The buffer bounds how far one frame can overshoot the link (docs/behaviour.md §3.3).
+        p.rc.i_vbv_buffer_size = Int32(max(s.bufferBits / 1000, 30))
     }
 
-    /// Changes the bitrate on a running encoder (no new keyframe, no renegotiation).
-    public func setBitrate(_ bitrate: Int) throws(CodecError) {
-        settings.bitrate = bitrate
+    /// Changes the bitrates on a running encoder (no new keyframe, no renegotiation).
+    public func setRate(_ wanted: EncoderSettings) throws(CodecError) {
+        settings.bitrate = wanted.bitrate
+        settings.bufferBits = wanted.bufferBits
         H264Encoder.applyRate(settings, to: &param)
         guard x264_encoder_reconfig(handle, &param) == 0 else {
-            throw CodecError(codec: "x264", operation: "reconfigure", detail: "bitrate \(bitrate) refused")
+            throw CodecError(codec: "x264", operation: "reconfigure", detail: "bitrate \(wanted.bitrate) refused")
         }
     }
 

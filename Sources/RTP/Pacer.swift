@@ -26,6 +26,8 @@ public struct Pacer: Sendable {
     public private(set) var queuedBytes = 0
 
     private var sizes: [Int]
+    /// A packet's own rate (a probe cluster's), 0 for the pacing rate.
+    private var rates: [Double]
     private var head = 0
     public private(set) var queuedPackets = 0
     private var readyAt = Instant(nanoseconds: Int64.min / 2)
@@ -38,21 +40,47 @@ public struct Pacer: Sendable {
         self.rateBitsPerSecond = rateBitsPerSecond
         self.burstAllowance = burstAllowance
         sizes = [Int](repeating: 0, count: queueCapacity)
+        rates = [Double](repeating: 0, count: queueCapacity)
     }
 
     public var queueCapacity: Int { sizes.count }
 
-    /// Queues a packet of `size` bytes; false (and counted) when the queue is full.
+    /// Queues a packet of `size` bytes; false (and counted) when the queue
+    /// is full. A packet with its own `rate` (a probe cluster's) leaves at
+    /// that rate, and is charged to the bucket at it.
     @discardableResult
-    public mutating func enqueue(size: Int) -> Bool {
+    public mutating func enqueue(size: Int, rate: Double? = nil) -> Bool {
         guard queuedPackets < sizes.count else {
             droppedPackets += 1
             return false
         }
-        sizes[(head + queuedPackets) % sizes.count] = size
+        let index = (head + queuedPackets) % sizes.count
+        sizes[index] = size
+        rates[index] = rate ?? 0
         queuedPackets += 1
         queuedBytes += size
         return true
+    }
+
+    /// Queues a packet ahead of everything waiting (a retransmission: the
+    /// receiver is holding a frame back for it).
+    @discardableResult
+    public mutating func enqueueFirst(size: Int) -> Bool {
+        guard queuedPackets < sizes.count else {
+            droppedPackets += 1
+            return false
+        }
+        head = (head + sizes.count - 1) % sizes.count
+        sizes[head] = size
+        rates[head] = 0
+        queuedPackets += 1
+        queuedBytes += size
+        return true
+    }
+
+    /// How long what is queued takes to leave at the pacing rate.
+    public var queueDelay: Duration {
+        .nanoseconds(Int64(Double(queuedBytes * 8) / rateBitsPerSecond * 1e9))
     }
 
     /// When the head of the queue may leave: `now` or later; nil when empty.
@@ -73,16 +101,17 @@ public struct Pacer: Sendable {
     public mutating func dequeue(now: Instant) -> Int? {
         guard queuedPackets > 0, canSend(now: now) else { return nil }
         let size = sizes[head]
+        let rate = rates[head]
         head = (head + 1) % sizes.count
         queuedPackets -= 1
         queuedBytes -= size
-        didSend(size: size, now: now)
+        didSend(size: size, now: now, rate: rate > 0 ? rate : nil)
         return size
     }
 
     /// Charges a packet sent outside the queue to the bucket.
-    public mutating func didSend(size: Int, now: Instant) {
-        let seconds = Double(size * 8) / rateBitsPerSecond
+    public mutating func didSend(size: Int, now: Instant, rate: Double? = nil) {
+        let seconds = Double(size * 8) / (rate ?? rateBitsPerSecond)
         readyAt = max(readyAt, now) + .nanoseconds(Int64(seconds * 1e9))
     }
 

@@ -78,15 +78,16 @@ public final class ShareRunner: @unchecked Sendable {
             id: "receiver", displayName: "the receiver", destination: options.destination,
             rtcpDestination: options.rtcpDestination, bind: options.bind, srtp: options.key,
             ssrc: options.ssrc, codec: .h264(options.profileLevelID), bitrateCap: options.bitrateMax,
-            acceptPlainRTCP: options.acceptPlainRTCP, levelLimit: options.level)
+            acceptPlainRTCP: options.acceptPlainRTCP, levelLimit: options.level, headerExtensions: options.headerExtensions)
     }
 
     private func writeSDP(_ path: String, ssrc: UInt32) -> Bool {
         let plan = EncodingPlan.make(policy: options.policy, sourceWidth: options.size.width, sourceHeight: options.size.height,
-                                     fps: options.fps, bitrate: options.bitrateMax, levelLimit: options.level).plan
+                                     fps: options.fps, bitrate: options.bitrateMax, levelLimit: options.level)
         let sdp = SessionDescription(destination: options.destination, payloadType: 96,
                                      codec: .h264(options.profileLevelID.with(level: max(plan.level, options.profileLevelID.level))),
-                                     ssrc: ssrc, key: options.key, rtcpMux: options.rtcpDestination == nil)
+                                     ssrc: ssrc, key: options.key, rtcpMux: options.rtcpDestination == nil,
+                                     extensions: options.headerExtensions)
         do {
             try sdp.text.write(toFile: path, atomically: true, encoding: .utf8)
             chmod(path, 0o600)

@@ -29,9 +29,6 @@ struct ConnectionState {
     /// The encoder aims below the target: RTP, the send-time extension and
     /// SRTP add about 3 %, retransmissions and x264's overshoot the rest.
     static let encoderShare = 0.85
-    /// Balanced shrinks at once when the bitrate falls, but grows back only
-    /// after the bitrate has allowed it this long: each size change costs a keyframe.
-    static let balancedGrowDelay: Duration = .seconds(5)
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
 
@@ -54,8 +51,7 @@ struct ConnectionState {
     var encoderSettings: EncoderSettings?
     /// Recovery's "a third smaller for 30 s": the scale, and until when.
     var shrink: (factor: Double, until: Instant)?
-    var balancedScale = 1.0
-    var balancedScaleChanged = Instant.zero
+    var balanced = BalancedSizer()
     var encodedSize = (0, 0)
 
     var framesIn = 0
@@ -72,6 +68,8 @@ struct ConnectionState {
     var protectErrors = 0
     var sendErrors = 0
     var packetsSent = 0
+    /// Padding sent to probe the path (counted in `packetsSent` too: the SR's packet count is every packet).
+    var probePacketsSent = 0
     var octetsSent = 0
     var lastRTPTimestamp: UInt32 = 0
     var retransmissions = 0
@@ -85,6 +83,7 @@ struct ConnectionState {
     var firsReceived = 0
     var nacksReceived = 0
     var rembsReceived = 0
+    var transportFeedbackReceived = 0
     var receiverReports = 0
     var lastFractionLost = 0.0
 
@@ -95,11 +94,16 @@ struct ConnectionState {
     /// Microseconds spent encoding, a second: how busy the encoder is.
     var encodeTime = RateMeter()
 
-    init(share: ShareParameters, transceiver: Transceiver, destination: SocketAddress, cap: Int, started: Instant) {
+    /// - Parameters:
+    ///   - transportWide: the receiver negotiated transport-wide feedback.
+    ///   - probePacketSize: the size on the wire of the padding packets probes are sent in.
+    init(share: ShareParameters, transceiver: Transceiver, destination: SocketAddress, cap: Int, transportWide: Bool,
+         probePacketSize: Int, started: Instant) {
         self.share = share
         self.transceiver = transceiver
         self.destination = destination
-        bandwidth = SendSideBandwidthEstimator(cap: cap, feedbackKind: .receiverReports)
+        bandwidth = SendSideBandwidthEstimator(cap: cap, feedbackKind: transportWide ? .transportWide : .receiverReports,
+                                               probePacketSize: probePacketSize, applicationShare: ConnectionState.encoderShare)
         self.started = started
     }
 
@@ -107,22 +111,24 @@ struct ConnectionState {
     /// to encode at. A policy that lets frames fall skips frames rather than
     /// change the encoder's rate: a new rate would need a new encoder, and a keyframe.
     mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
-        let encoderBitrate = Int(Double(bandwidth.target(at: now).bitrate) * ConnectionState.encoderShare)
+        let target = bandwidth.target(at: now)
+        let encoderBitrate = Int(Double(target.bitrate) * ConnectionState.encoderShare)
         let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
         var limit = levelLimit
         if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
-        let (plan, scale) = EncodingPlan.make(
-            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
-            bitrate: encoderBitrate, levelLimit: limit, previousScale: balancedScale,
-            mayGrow: now - balancedScaleChanged >= ConnectionState.balancedGrowDelay, shrink: recoveryScale)
-        if scale != balancedScale {
-            balancedScaleChanged = now
-            balancedScale = scale
+        var balancedScale: Double?
+        if share.policy == .balanced {
+            let bits = EncodingPlan.balancedBitsPerPixel(policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+                                                         fps: share.fps, bitrate: encoderBitrate)
+            balancedScale = balanced.update(bitsPerPixel: bits, settled: target.limit != .probing, at: now)
         }
+        let plan = EncodingPlan.make(
+            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
+            bitrate: encoderBitrate, levelLimit: limit, balancedScale: balancedScale, shrink: recoveryScale)
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
-        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, profile: profile,
-                                                favourDetail: share.policy == .detail)
+        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, target: target.bitrate,
+                                                profile: profile, favourDetail: share.policy == .detail)
         return (settings, plan.fps)
     }
 

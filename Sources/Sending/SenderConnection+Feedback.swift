@@ -70,9 +70,9 @@ extension SenderConnection {
                     continue
                 }
                 if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
-                    let info = PacketInfo(sequence: sequence, timestamp: 0, marker: false, retransmission: true)
+                    let info = PacketInfo(sequence: sequence, timestamp: 0, marker: false, keyframe: false, kind: .retransmission)
                     _ = packet.withUnsafeBytes { bytes in
-                        queue.push(info) { slot in
+                        queue.pushFirst(info) { slot in
                             slot.copyMemory(from: bytes)
                             return bytes.count
                         }
@@ -90,6 +90,12 @@ extension SenderConnection {
             for block in rr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
         case .senderReport(let sr):
             for block in sr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
+        case .transportFeedback(let feedback):
+            // Transport-wide: it speaks of every packet on the transport, whatever SSRC it names.
+            lock.withLock {
+                state.bandwidth.onTransportFeedback(feedback, at: now)
+                state.transportFeedbackReceived += 1
+            }
         case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
             lock.withLock {
                 state.bandwidth.onREMB(bitrate: Int(clamping: remb.bitrate), at: now)

@@ -67,13 +67,25 @@ extension SenderConnection {
     package func setPolicy(_ policy: SendPolicy) {
         lock.withLock {
             state.share.policy = policy
-            state.balancedScale = 1
+            state.balanced = BalancedSizer()
         }
     }
 }
 
 extension SenderConnection {
     package var destination: SocketAddress { lock.withLock { state.destination } }
+
+    /// What the bandwidth estimate is made of now. Call with `lock` held.
+    private var estimateLine: String {
+        let now = clock.now
+        let e = state.bandwidth
+        let target = e.target(at: now)
+        let acknowledged = e.acknowledgedBitrate.map { "\(Int($0) / 1000) kbit/s" } ?? "none"
+        return "estimate: target \(target.bitrate / 1000) kbit/s (\(target.limit.rawValue)), from \(e.feedbackKind == .transportWide ? "transport-wide feedback" : "reports and NACKs"), "
+            + "delay-based \(Int(e.delayBased.bitrate) / 1000) kbit/s (\(e.delayBased.usage)), loss-based \(Int(e.lossBasedBitrate) / 1000) kbit/s, "
+            + "acknowledged \(acknowledged), round trip \(Int(e.roundTrip.inMilliseconds)) ms"
+            + (e.isApplicationLimited ? ", application-limited" : "")
+    }
 
     /// The figures diagnostics show for this receiver.
     package var diagnosticLines: [String] {
@@ -84,12 +96,14 @@ extension SenderConnection {
                 "frames: in \(state.framesIn), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
                     + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
                     + "let fall for the rate \(state.framesSkippedForRate)",
-                "packets: sent \(state.packetsSent), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
+                "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
                     + "pacer drops \(queue.dropped), "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
+                    + "transport-cc \(state.transportFeedbackReceived), "
                     + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated)",
+                estimateLine,
                 "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
                     + "coalesced \(state.gate.requestsCoalesced)",
             ]
