@@ -150,4 +150,17 @@ import Testing
         share.run(until: 19)
         #expect(share.times(of: "view is back").count == 1)
     }
+
+    @Test func receiverThatSendsNothing_keepsTheCapAndTheStatusSaysSo() throws {
+        // Plain RTP to a socket nobody reads: no RR, no NACK, no REMB. At 3 s
+        // the target is still the 4 Mbit/s cap and line 1 says why.
+        let share = try SimulatedShare(scenario: .motion)
+        defer { share.stop() }
+        share.run(for: .seconds(3))
+        let status = share.connection.status(capturedFPS: 30, watchdog: "watching")
+        #expect(status.targetBitrate == 4_000_000)
+        #expect(status.feedback == .none)
+        #expect(status.limitation == .none)
+        #expect(status.firstLine.contains("no feedback from the receiver"), "\(status.firstLine)")
+    }
 }
