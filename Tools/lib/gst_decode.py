@@ -4,10 +4,10 @@ decoder prints a line for each), the frame stamp of each (a small crop of
 the stamp rows, written to a file), the decoded size, and a few pictures a
 second scaled to the source's size for scoring (Tools/lib/picture-score.c).
 
-Neither shows a broken picture, as a WebRTC receiver would not: after a
-packet lost for good the depayloader drops everything until the next
-keyframe (wait-for-keyframe), and the decoder outputs no picture it knows to
-be corrupt (output-corrupt=false).
+Neither shows a broken picture, as a WebRTC receiver would not: the jitter
+buffer tells the depayloader of every packet it gives up (do-lost), which
+then drops everything until the next keyframe (wait-for-keyframe), and the
+decoder outputs no picture it knows to be corrupt (output-corrupt=false).
 
 Two kinds:
 - `rtpbin_argv`: a receiver of its own, GStreamer's rtpbin in AVPF mode
@@ -136,7 +136,7 @@ def rtpbin_argv(key_hex, ssrc, listen, feedback, viewer, twcc=False, latency=200
     if twcc:
         extra += ", extmap-%d=(string)%s" % (TWCC_ID, TWCC_URI)
     return ["gst-launch-1.0", "-v",
-            "rtpbin", "name=rb", "rtp-profile=avpf", "latency=%d" % latency, "do-retransmission=true",
+            "rtpbin", "name=rb", "rtp-profile=avpf", "latency=%d" % latency, "do-retransmission=true", "do-lost=true",
             "srtpenc", "name=se", "key=" + key_hex,
             "rtp-cipher=aes-128-icm", "rtp-auth=hmac-sha1-80", "rtcp-cipher=aes-128-icm", "rtcp-auth=hmac-sha1-80",
             "udpsrc", "address=%s" % listen[0], "port=%d" % listen[1], "buffer-size=%d" % SOCKET_BUFFER,
@@ -147,15 +147,18 @@ def rtpbin_argv(key_hex, ssrc, listen, feedback, viewer, twcc=False, latency=200
             "se.rtcp_src_0", "!", "udpsink", "host=%s" % feedback[0], "port=%d" % feedback[1], "sync=false", "async=false"]
 
 
-def tap_argv(key_hex, ssrc, port, viewer, latency=250):
+def tap_argv(key_hex, ssrc, port, viewer, latency=1000):
     """A decoder on 127.0.0.1:port that answers nothing. Its jitter buffer
-    puts retransmissions back in order, waiting up to `latency` ms for a gap
-    as the project's receiver does, and starts on the first packet."""
+    starts on the first packet, passes packets on as they come in order, and
+    waits up to `latency` ms for a missing one: long enough for any
+    retransmission the receiver it copies asked for (which comes through the
+    same bottleneck queue), so that it repairs at least what that receiver
+    repairs."""
     return ["gst-launch-1.0", "-v",
             "udpsrc", "address=127.0.0.1", "port=%d" % port, "buffer-size=%d" % SOCKET_BUFFER,
             "caps=" + srtp_caps(key_hex, ssrc), "!",
             "srtpdec", "name=sd", "sd.rtcp_src", "!", "fakesink", "sync=false", "async=false",
-            "sd.rtp_src", "!", "rtpjitterbuffer", "latency=%d" % latency, "faststart-min-packets=1", "!",
+            "sd.rtp_src", "!", "rtpjitterbuffer", "latency=%d" % latency, "faststart-min-packets=1", "do-lost=true", "!",
             "rtph264depay", "wait-for-keyframe=true", "!"] + viewer.branches()
 
 
