@@ -66,7 +66,10 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
                            flags: [PW_STREAM_FLAG_DRIVER, PW_STREAM_FLAG_MAP_BUFFERS],
                            params: formatParams(width: options.width, height: options.height))
         connection.start()
-        ticker.start(on: SystemClock()) { [weak self] _ in self?.trigger() }
+        ticker.start(on: SystemClock()) { [weak self] _ in
+            self?.trigger()
+            return true
+        }
     }
 
     private func trigger() {

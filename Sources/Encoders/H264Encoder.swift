@@ -5,11 +5,14 @@ import YUV
 
 /// libx264 set up for live screen sharing: zero latency, no B-frames, SPS/PPS
 /// repeated before each IDR (a receiver that joins or loses packets can always
-/// start from a keyframe), Annex-B output, timestamps in 90 kHz units.
+/// start from a keyframe), Annex-B output, timestamps in 90 kHz units. Each
+/// slice is handed on as soon as it is encoded (`H264SliceCollector`).
 public final class H264Encoder: @unchecked Sendable {
-    // Safety: an encoder is driven from one thread at a time.
+    // Safety: an encoder is driven from one thread at a time; x264's slice
+    // threads reach only the collector, which locks.
     public private(set) var settings: EncoderSettings
     private let handle: OpaquePointer
+    private let collector: H264SliceCollector
     private var param = x264_param_t()
     private var input = x264_picture_t()
     private var output = x264_picture_t()
@@ -17,6 +20,9 @@ public final class H264Encoder: @unchecked Sendable {
     /// Long enough that the stream never stalls waiting on a periodic IDR;
     /// keyframes come when a receiver asks (PLI/FIR) or recovery needs one.
     public static let keyframeInterval = 300
+    /// Slices a frame is cut into, shared among the slice threads: the first
+    /// packets can leave after an eighth of the frame is encoded, not half.
+    public static let slicesPerFrame = 8
 
     public init(settings: EncoderSettings) throws(CodecError) {
         self.settings = settings
@@ -24,6 +30,9 @@ public final class H264Encoder: @unchecked Sendable {
             throw CodecError(codec: "x264", operation: "preset", detail: "unknown preset \(settings.preset)")
         }
         H264Encoder.apply(settings, to: &param)
+        let macroblocks = ((settings.width + 15) / 16) * ((settings.height + 15) / 16)
+        param.i_slice_max_mbs = Int32((macroblocks + H264Encoder.slicesPerFrame - 1) / H264Encoder.slicesPerFrame)
+        param.nalu_process = H264SliceCollector.callback
         guard x264_param_apply_profile(&param, settings.profile.rawValue) == 0 else {
             throw CodecError(codec: "x264", operation: "profile", detail: "cannot apply \(settings.profile.rawValue)")
         }
@@ -32,7 +41,9 @@ public final class H264Encoder: @unchecked Sendable {
                              detail: "\(settings.width)×\(settings.height) at \(settings.fps) fps was refused")
         }
         handle = opened
+        collector = H264SliceCollector(macroblocks: macroblocks, frameCapacity: settings.width * settings.height * 3 / 2)
         x264_picture_init(&input)
+        input.opaque = Unmanaged.passUnretained(collector).toOpaque()
         input.img.i_csp = X264_CSP_I420
         input.img.i_plane = 3
     }
@@ -94,8 +105,12 @@ public final class H264Encoder: @unchecked Sendable {
         }
     }
 
-    /// Encodes one picture; nil when x264 produced nothing for it.
-    public func encode(_ picture: I420Picture, rtpTimestamp: UInt32, pts: Int64, keyframe: Bool) throws(CodecError) -> EncodedFrame? {
+    /// Encodes one picture; nil when x264 produced nothing for it. `parts`
+    /// hears the frame as it is made — whole NAL units in decoding order,
+    /// `endsFrame` on the last — from x264's threads, one call at a time,
+    /// during this call only. The frame returned is all of those parts.
+    public func encode(_ picture: I420Picture, rtpTimestamp: UInt32, pts: Int64, keyframe: Bool,
+                       parts: EncodedParts = { _, _, _ in }) throws(CodecError) -> EncodedFrame? {
         precondition(picture.width == settings.width && picture.height == settings.height)
         input.i_type = keyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
         input.i_pts = pts
@@ -103,16 +118,13 @@ public final class H264Encoder: @unchecked Sendable {
         input.img.plane = (picture.planeY, picture.planeU, picture.planeV, nil)
         var nals: UnsafeMutablePointer<x264_nal_t>?
         var count: Int32 = 0
-        let size = x264_encoder_encode(handle, &nals, &count, &input, &output)
+        let size = collector.collect(into: parts) { x264_encoder_encode(handle, &nals, &count, &input, &output) }
         guard size >= 0 else {
             throw CodecError(codec: "x264", operation: "encode", detail: "x264_encoder_encode returned \(size)")
         }
-        guard size > 0, let first = nals?.pointee.p_payload else { return nil }
-        // With b_annexb every NAL is written back to back, so the frame is one span.
-        return EncodedFrame(
-            bytes: UnsafeRawBufferPointer(start: first, count: Int(size)),
-            isKeyframe: output.b_keyframe != 0,
-            rtpTimestamp: rtpTimestamp,
-            width: settings.width, height: settings.height)
+        let frame = collector.frame
+        guard size > 0, !frame.isEmpty else { return nil }
+        return EncodedFrame(bytes: frame, isKeyframe: output.b_keyframe != 0, rtpTimestamp: rtpTimestamp,
+                            width: settings.width, height: settings.height)
     }
 }

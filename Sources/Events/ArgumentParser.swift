@@ -1,20 +1,34 @@
 import Foundation
 
 /// A small command-line reader: `--name value` and `--flag`, with errors that
-/// say which option was wrong and why.
+/// say which option was wrong and why. It reads the options a command's help
+/// lists, and no other: `--help` (or `-h`) anywhere prints that help instead.
 public struct ArgumentParser {
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public let description: String
-        public init(_ description: String) { self.description = description }
+        /// The person asked for the help, which `description` holds: print it and succeed.
+        public let isHelp: Bool
+        public init(_ description: String) {
+            self.description = description
+            isHelp = false
+        }
+
+        init(help: CommandHelp) {
+            description = help.text
+            isHelp = true
+        }
     }
 
+    private let help: CommandHelp
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
     private var consumed: Set<String> = []
     public private(set) var positional: [String] = []
 
-    /// `flagNames` are the options that take no value.
-    public init(_ arguments: [String], flagNames: Set<String>) throws(Failure) {
+    public init(_ arguments: [String], help: CommandHelp) throws(Failure) {
+        self.help = help
+        if arguments.contains("--help") || arguments.contains("-h") { throw Failure(help: help) }
+        let flagNames = help.flagNames
         var i = 0
         while i < arguments.count {
             let a = arguments[i]
@@ -25,6 +39,7 @@ public struct ArgumentParser {
                     inline = String(name[name.index(after: eq)...])
                     name = String(name[..<eq])
                 }
+                guard help.declares(name) else { throw Failure("unknown option --\(name) (--help lists the options)") }
                 if flagNames.contains(name) {
                     flags.insert(name)
                 } else if let inline {
@@ -42,11 +57,13 @@ public struct ArgumentParser {
     }
 
     public mutating func flag(_ name: String) -> Bool {
+        precondition(help.declares(name), "--\(name) is read but not in the command's help")
         consumed.insert(name)
         return flags.contains(name)
     }
 
     public mutating func string(_ name: String) -> String? {
+        precondition(help.declares(name), "--\(name) is read but not in the command's help")
         consumed.insert(name)
         return values[name]
     }
@@ -111,7 +128,7 @@ public struct ArgumentParser {
     public func rejectUnknown() throws(Failure) {
         let unknown = Set(values.keys).union(flags).subtracting(consumed)
         if let name = unknown.sorted().first {
-            throw Failure("unknown option --\(name)")
+            throw Failure("unknown option --\(name) (--help lists the options)")
         }
     }
 }

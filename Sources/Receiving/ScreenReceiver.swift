@@ -27,6 +27,8 @@ public final class ScreenReceiver: @unchecked Sendable {
         public var quality: QualityMeter.Source?
         /// What the stream carries: H.264 (the default) or VP8.
         public var codec = ReceivedCodec.h264
+        /// Where to write the last picture decoded, as a PNG, when the receiver stops.
+        public var snapshotPath: String?
 
         public init(listen: SocketAddress, key: SRTPKey?) {
             self.listen = listen
@@ -59,6 +61,7 @@ public final class ScreenReceiver: @unchecked Sendable {
     private var stall: ScreenStallDetector
     private var wedge: Wedge?
     private let quality: QualityMeter?
+    private let snapshot: PictureSnapshot?
     var lastPLI = Instant.zero
     private let started: Instant
     private let commandLock = NSLock()
@@ -81,6 +84,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         stall = ScreenStallDetector(startedAt: started)
         wedge = options.wedge.map(Wedge.init(mode:))
         quality = options.quality.map(QualityMeter.init(source:))
+        snapshot = options.snapshotPath.map { _ in PictureSnapshot() }
     }
 
     public var localAddress: SocketAddress { socket.localAddress }
@@ -134,6 +138,20 @@ public final class ScreenReceiver: @unchecked Sendable {
         sendGoodbye()
         socket.close()
         quality?.stop()
+        writeSnapshot()
+    }
+
+    /// The picture of what arrived, for a person to look at.
+    private func writeSnapshot() {
+        guard let snapshot, let path = options.snapshotPath else { return }
+        do throws(CodecError) {
+            try snapshot.writePNG(to: path)
+            output.event("snapshot", [("path", .string(path)), ("width", .int(snapshot.width)), ("height", .int(snapshot.height))],
+                         human: "The last picture that arrived (\(snapshot.width)×\(snapshot.height)) is in \(path)")
+        } catch {
+            output.event("snapshot", [("path", .string(path)), ("error", .string(error.detail))],
+                         human: "No picture written to \(path): \(error.detail)")
+        }
     }
 
     private var wedgeEngaged = false
@@ -216,7 +234,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         let sendTime = buffer.withUnsafeBytes { AbsoluteSendTime.read(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         let held = ReorderBuffer.Packet(bytes: Array(buffer[0..<length]), payloadRange: packet.payloadRange, header: header,
                                         arrival: now, sendTime: sendTime)
-        depacketize(stream!.reorder.insert(held, now: now), now: now)
+        depacketize(stream!.reorder.insert(held), now: now)
     }
 
     /// Packets a gap held back too long go on without the lost one.
@@ -292,6 +310,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         }
         figures.width = picture.width
         figures.height = picture.height
+        snapshot?.keep(picture)
         decodedMeter.record(at: now)
         if let sourceWidth = options.sourceWidth ?? options.quality?.width,
            let stamp = FrameStamp.read(luma: picture.luma, stride: picture.lumaStride, width: picture.width, sourceWidth: sourceWidth) {

@@ -17,6 +17,7 @@ public final class ShareRecovery: @unchecked Sendable {
         var ladder: StallLadder
         var lastSent = 0
         var doing = "watching"
+        var tally = RecoveryTally()
     }
 
     enum Work {
@@ -37,6 +38,7 @@ public final class ShareRecovery: @unchecked Sendable {
     private var lastCaptureFailure: String?
     private var captureGivenUp = false
     private var captureDoing = ""
+    private var captureRestarts = 0
     private let captureEnded: @Sendable (String) -> Void
 
     /// Restarts that bring nothing back before the capture is given up and the share ended.
@@ -62,6 +64,16 @@ public final class ShareRecovery: @unchecked Sendable {
             receivers[connection.config.id] = Receiver(
                 connection: connection, watchdog: ConnectionWatchdog(connectedAt: now),
                 ladder: StallLadder(receiver: connection.config.displayName))
+        }
+    }
+
+    /// Another source took the capture's place: its silence is timed from now, and the old one's failures are forgotten.
+    public func sourceReplaced() {
+        let now = clock.now
+        lock.withLock {
+            captureWatchdog = CaptureWatchdog(startedAt: now)
+            lastCaptureFailure = nil
+            captureDoing = ""
         }
     }
 
@@ -102,6 +114,8 @@ public final class ShareRecovery: @unchecked Sendable {
             guard var r = receivers[receiverID] else { return nil }
             let actions = stalled ? r.ladder.stallReported(now: now) : r.ladder.stallCleared(now: now)
             history.record(actions, for: r.connection.config.displayName, at: now)
+            r.tally.record(actions)
+            r.tally.stall(reported: stalled, at: now)
             receivers[receiverID] = r
             return actions.map { .ladder(r.connection, $0) }
         }
@@ -124,6 +138,7 @@ public final class ShareRecovery: @unchecked Sendable {
                 } else {
                     work.append(.restartCapture(reason))
                     captureDoing = "capture restarted"
+                    captureRestarts += 1
                 }
             }
             for id in receivers.keys.sorted() {
@@ -137,9 +152,12 @@ public final class ShareRecovery: @unchecked Sendable {
                 let watch = r.watchdog.tick(now: now, counters: ConnectionWatchdog.Counters(
                     framesIn: counters.framesIn, framesEncoded: counters.encoded, framesSent: counters.sent, linkIsLimit: linkIsLimit))
                 history.record(watch, for: r.connection.config.displayName, at: now)
+                r.tally.record(watch)
+                r.tally.screenStopped += watch.filter { $0.step == .keyframe }.count
                 work += watch.map { .connection(r.connection, $0) }
                 let climb = r.ladder.tick(now: now, screenStoppedLeaving: r.watchdog.screenStoppedLeaving, budget: &budget)
                 history.record(climb, for: r.connection.config.displayName, at: now)
+                r.tally.record(climb)
                 work += climb.map { .ladder(r.connection, $0) }
                 r.doing = ShareRecovery.describe(r)
                 receivers[id] = r
@@ -248,6 +266,14 @@ public final class ShareRecovery: @unchecked Sendable {
         output.event("transceiver", [("receiver", .string(c.config.id)), ("ssrc", .int(Int(ssrc))), ("reason", .string(reason))],
                      human: "New transceiver for \(c.config.displayName): SSRC \(ssrc) (\(reason))")
     }
+
+    /// What recovery did for a receiver since it joined, for its quality report.
+    public func tally(for id: String) -> RecoveryTally? {
+        lock.withLock { receivers[id]?.tally }
+    }
+
+    /// Capture restarts since the share began.
+    public var restartsOfTheCapture: Int { lock.withLock { captureRestarts } }
 
     /// The ladder's history, for diagnostics.
     public var historyLines: [String] { lock.withLock { history.lines } }

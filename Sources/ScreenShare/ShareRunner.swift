@@ -1,5 +1,6 @@
 import Events
 import Capture
+import CapturePipeWire
 import Dispatch
 import Encoding
 import Foundation
@@ -31,9 +32,9 @@ public final class ShareRunner: @unchecked Sendable {
     public func run() -> Int32 {
         let source: any CaptureSource
         do {
-            source = try SourceFactory.make(options.source, size: options.size, fps: options.fps, scenario: options.scenario,
-                                            selection: options.selection, captureStopsAfter: options.captureStopsAfter,
-                                            output: output)
+            let tokens = PortalRestoreTokenFile(path: options.restoreTokenFile ?? PortalRestoreTokenFile.defaultPath())
+            source = try SourceFactory.make(options.source, fps: options.fps, captureStopsAfter: options.captureStopsAfter,
+                                            restoreTokens: tokens, output: output)
         } catch {
             output.event("error", [("message", .string("\(error)"))], human: "screenshare: \(error)")
             return 2
@@ -82,7 +83,7 @@ public final class ShareRunner: @unchecked Sendable {
     }
 
     private func writeSDP(_ path: String, ssrc: UInt32) -> Bool {
-        let plan = EncodingPlan.make(policy: options.policy, sourceWidth: options.size.width, sourceHeight: options.size.height,
+        let plan = EncodingPlan.make(policy: options.policy, sourceWidth: options.source.width, sourceHeight: options.source.height,
                                      fps: options.fps, bitrate: options.bitrateMax, levelLimit: options.level).plan
         let sdp = SessionDescription(destination: options.destination, payloadType: options.payloadType,
                                      codec: .h264(options.profileLevelID.with(level: max(plan.level, options.profileLevelID.level))),

@@ -11,4 +11,6 @@ struct PacketInfo: Sendable {
     var retransmission: Bool
     /// Payload bytes, header and extensions excluded (RFC 3550 §6.4.1's octet count).
     var payloadLength: Int
+    /// Part of a keyframe, which the pacer always spreads (docs/behaviour.md §7.5).
+    var keyframe = false
 }

@@ -283,8 +283,19 @@ public final class SenderConnection: @unchecked Sendable {
         do {
             try encoder.configure(settings)
             let timestamp = transceiver.timestamp(for: isRepeat ? started : frame.captureTime)
-            let encoded = try encoder.encode(frame, timestamp: timestamp, keyframe: keyframe)
-            let sent = encoded.map { transceiver.send($0, generation: encoder.generation, into: queue) } ?? false
+            if !isRepeat {
+                lock.withLock { state.glassToPacket.frameStarted(timestamp: timestamp, captured: frame.captureTime) }
+            }
+            // Each slice goes to the transceiver as x264 finishes it, from x264's threads.
+            let accepted = Atomic(false)
+            let queue = self.queue
+            let encoded = try encoder.encode(frame, timestamp: timestamp, keyframe: keyframe) { part, endsFrame, isKeyframe in
+                if transceiver.send(part, endsFrame: endsFrame, keyframe: isKeyframe, timestamp: timestamp,
+                                    generation: encoder.generation, into: queue) {
+                    accepted.store(true, ordering: .relaxed)
+                }
+            }
+            let sent = accepted.load(ordering: .relaxed)
             let now = clock.now
             lock.withLock {
                 guard state.encodeGeneration == encoder.generation else { return }
@@ -294,11 +305,7 @@ public final class SenderConnection: @unchecked Sendable {
                 guard let encoded, sent else { return }
                 state.encodedMeter.record(at: now)
                 state.framesEncoded += 1
-                if isRepeat {
-                    state.stillRepeats += 1
-                } else {
-                    state.glassToPacket.frameEncoded(timestamp: timestamp, captured: frame.captureTime)
-                }
+                if isRepeat { state.stillRepeats += 1 }
                 if encoded.isKeyframe {
                     state.gate.keyframeEncoded(at: now)
                     state.keyframesMade += 1
@@ -325,7 +332,8 @@ public final class SenderConnection: @unchecked Sendable {
                 sendReport()
                 nextReport = now + ConnectionState.senderReportInterval
             }
-            queue.setRate(lock.withLock { state.pacingRate(now: now) })
+            let pacing = lock.withLock { (rate: state.pacingRate(now: now), limited: state.bandwidth.target(at: now).limit != .cap) }
+            queue.setRate(pacing.rate, burstBudget: Pacer.burstBudget(linkIsTheLimit: pacing.limited))
             switch queue.pop(into: &buffer, now: now) {
             case .packet(let length, let info):
                 send(&buffer, length: length, info: info)

@@ -1,4 +1,3 @@
-import Encoders
 import Media
 import RTP
 import Synchronization
@@ -52,22 +51,24 @@ final class Transceiver: Sendable {
         numbering.withLock { $0.retired = true }
     }
 
-    /// Packetizes a frame of encoder `generation` into `queue` under this
-    /// stream's numbers; false (and nothing queued) when that generation is no
-    /// longer the one feeding it.
-    func send(_ frame: EncodedFrame, generation: Int, into queue: PacketQueue) -> Bool {
+    /// Packetizes a part of a frame of encoder `generation` into `queue`
+    /// under this stream's numbers, the marker on the last packet of the part
+    /// that ends the frame; false (and nothing queued) when that generation is
+    /// no longer the one feeding it. Parts come from the encoder's threads one
+    /// at a time, in order; the numbering lock keeps them whole.
+    func send(_ part: UnsafeRawBufferPointer, endsFrame: Bool, keyframe: Bool, timestamp: UInt32, generation: Int,
+              into queue: PacketQueue) -> Bool {
         numbering.withLock { n in
             guard !n.retired, n.generation == generation else {
-                n.refused += 1
+                if endsFrame { n.refused += 1 }
                 return false
             }
-            let timestamp = frame.rtpTimestamp
-            n.packetizer.packetize(frame.bytes) { payload, last in
+            n.packetizer.packetize(part, endsFrame: endsFrame) { payload, last in
                 n.scratch.removeAll(keepingCapacity: true)
                 let sequence = n.stream.startPacket(marker: last, timestamp: timestamp, into: &n.scratch)
                 n.scratch.append(contentsOf: payload)
                 let info = PacketInfo(ssrc: n.stream.ssrc, sequence: sequence, timestamp: timestamp, marker: last, retransmission: false,
-                                      payloadLength: payload.count)
+                                      payloadLength: payload.count, keyframe: keyframe)
                 _ = n.scratch.withUnsafeBytes { bytes in queue.push(info) { $0.copyMemory(from: bytes); return bytes.count } }
             }
             return true

@@ -27,6 +27,26 @@ import Testing
         #expect(summary["aliceMended"] as? Bool == true)
     }
 
+    /// Real screens through serve (Tools/call-client-script --scenario desktop): an Xvfb's screen, monitor and
+    /// window and the GNOME portal's virtual monitor, switched live under the same SSRCs; "Reconnecting to Sam…"
+    /// coming and going; the 30 s report; the portal's restore token handed to the client and reused with no
+    /// dialog; the desktop's Stop and a closed window each ending the share with its reason.
+    @Test(.enabled(if: TestGnomeDesktop.installed && FileManager.default.isExecutableFile(atPath: "/usr/bin/xev"),
+                   "needs the GNOME desktop's packages and xev (Tools/setup)"))
+    func scriptedCallClient_realScreensSwitchedLive_reconnecting_restoreToken_andTheEndOfACapture() throws {
+        let script = ControlSessionTests.repository.appendingPathComponent("Tools/call-client-script").path
+        let client = try ManagedProcess("/usr/bin/python3", [script, "--scenario", "desktop", "--bin", ManagedProcess.binaries.path],
+                                        stderrTo: NSTemporaryDirectory() + "call-client-desktop-\(UUID().uuidString).log")
+        let status = client.waitForExit(timeout: 180)
+        let summary = try #require(client.events("summary").last, "the script prints its summary")
+        print("desktop call client: \(client.lines.last ?? "")")
+        #expect(status == 0, "failures: \(summary["failures"] ?? "?")")
+        #expect((summary["failures"] as? [String])?.isEmpty == true, "\(summary["failures"] ?? "?")")
+        let shares = (summary["share"] as? [[Any]])?.map { $0.last as? String }
+        #expect(shares?.compactMap { $0 } == ["the share was stopped", "The desktop stopped the screen share", "The shared window was closed"])
+        #expect(summary["dialogs"] as? Int == 0)
+    }
+
     func serve(_ extra: [String] = []) throws -> ManagedProcess {
         let serve = try ManagedProcess("screenshare", ["serve", "--control", "stdio"] + extra)
         #expect(serve.waitFor(timeout: 5) { !$0.events("hello").isEmpty })

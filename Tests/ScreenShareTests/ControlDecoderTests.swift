@@ -38,13 +38,66 @@ struct ControlDecoderTests {
         guard case .start(let s) = try command(#"{"cmd":"start","source":"synthetic","policy":"motion","size":"1280x720","fps":15,"scenario":"still"}"#) else {
             Issue.record(); return
         }
-        #expect(s.policy == .motion && s.width == 1280 && s.height == 720 && s.fps == 15 && s.scenario == "still")
+        #expect(s.policy == .motion && s.source.width == 1280 && s.source.height == 720 && s.fps == 15 && s.source.scenario == "still")
         guard case .start(let d) = try command(#"{"cmd":"start"}"#) else { Issue.record(); return }
         #expect(d == StartShare())
         #expect(error(#"{"cmd":"start","fps":60}"#)?.field == "fps")
         #expect(error(#"{"cmd":"start","size":"big"}"#)?.field == "size")
-        #expect(error(#"{"cmd":"start","source":"x11"}"#)?.field == "source")
         #expect(error(#"{"cmd":"start","policy":"fast"}"#)?.field == "policy")
+    }
+
+    func source(_ fields: String) throws -> SourceRequest {
+        guard case .start(let s) = try command(#"{"cmd":"start",\#(fields)}"#) else { throw ControlError(.failed, "not start") }
+        return s.source
+    }
+
+    @Test func start_takesEverySourceThatShareTakes() throws {
+        #expect(try source(#""source":"x11""#) == SourceRequest(kind: .x11(display: nil)))
+        var monitor = SourceRequest(kind: .x11(display: ":95"))
+        monitor.part = .monitor("HDMI-1")
+        #expect(try source(#""source":"x11::95","monitor":"HDMI-1""#) == monitor)
+        #expect(try source(#""source":"x11::95","window":"0x400001""#).part == .window(0x400001))
+        #expect(try source(#""source":"x11::95","window":4194305"#).part == .window(0x400001))
+        #expect(try source(#""source":"x11","region":"1280x720+10+20""#).part == .region(x: 10, y: 20, width: 1280, height: 720))
+        #expect(try source(#""source":"pipewire:42","pipewireLink":true"#) == { var r = SourceRequest(kind: .pipewire(node: 42)); r.linkPipeWire = true; return r }())
+        #expect(try source(#""source":"pipewire""#).kind == .pipewire(node: nil))
+        let portal = try source(#""source":"portal","portalWindow":true,"restoreToken":"6c1c7a52-63a5-4bd0-b8b3-1c2f3d8f8a10""#)
+        #expect(portal.kind == .portal && portal.portalWindow && portal.restoreToken == "6c1c7a52-63a5-4bd0-b8b3-1c2f3d8f8a10")
+    }
+
+    @Test func start_refusesSourceOptionsWhereTheyDoNotBelong() {
+        let cases: [(String, String)] = [
+            (#""source":"wayland""#, "source"), (#""source":"x11:""#, "source"), (#""source":"pipewire:abc""#, "source"),
+            (#""source":"portal:1""#, "source"), (#""source":7"#, "source"),
+            (#""monitor":"HDMI-1""#, "monitor"), (#""source":"portal","window":"0x1""#, "window"),
+            (#""source":"x11","monitor":"A","window":"0x1""#, "window"), (#""source":"x11","window":"frog""#, "window"),
+            (#""source":"x11","window":-1"#, "window"), (#""source":"x11","region":"1280x720""#, "region"),
+            (#""source":"x11","monitor":"""#, "monitor"), (#""source":"x11","restoreToken":"t""#, "restoreToken"),
+            (#""source":"synthetic","portalWindow":true"#, "portalWindow"), (#""source":"x11","pipewireLink":true"#, "pipewireLink"),
+            (#""source":"x11","size":"640x360""#, "size"), (#""source":"portal","scenario":"still""#, "scenario"),
+            (#""source":"portal","restoreToken":"""#, "restoreToken"), (#""source":"portal","restoreToken":7"#, "restoreToken"),
+        ]
+        for (fields, field) in cases {
+            let e = error(#"{"cmd":"start",\#(fields)}"#)
+            #expect(e?.code == .badField && e?.field == field, "\(fields): \(String(describing: e))")
+            #expect(e?.message.isEmpty == false)
+        }
+        let secret = String(repeating: "s", count: SourceRequest.maxTextLength + 1)
+        let long = error(#"{"cmd":"start","source":"portal","restoreToken":"\#(secret)"}"#)
+        #expect(long?.field == "restoreToken" && long?.message.contains(secret) == false)
+        #expect(long?.message.contains("got \(secret.utf8.count)") == true)
+    }
+
+    @Test func setSourceAndSources_takeTheSameGrammar() throws {
+        guard case .setSource(let r) = try command(#"{"cmd":"setSource","source":"x11::95","window":"0x400001"}"#) else { Issue.record(); return }
+        #expect(r.kind == .x11(display: ":95") && r.part == .window(0x400001))
+        guard case .setSource(let synthetic) = try command(#"{"cmd":"setSource"}"#) else { Issue.record(); return }
+        #expect(synthetic == SourceRequest(kind: .synthetic))
+        #expect(error(#"{"cmd":"setSource","source":"x11","restoreToken":"t"}"#)?.field == "restoreToken")
+        guard case .sources(let display) = try command(#"{"cmd":"sources","display":":95"}"#) else { Issue.record(); return }
+        #expect(display == ":95")
+        guard case .sources(nil) = try command(#"{"cmd":"sources"}"#) else { Issue.record(); return }
+        #expect(error(#"{"cmd":"sources","display":5}"#)?.field == "display")
     }
 
     @Test func addReceiver_readsEveryField() throws {
