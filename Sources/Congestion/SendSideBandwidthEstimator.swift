@@ -301,6 +301,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     }
 
     private func probing(at now: Instant) -> Bool {
+        // Until the first feedback the start rate is a guess, not a measurement: a size chosen
+        // from it would be held for seconds against a path that may have room.
+        if feedbackKind == .transportWide, !transportFeedbackHeard { return true }
         guard let lastProbe else { return probes.hasPending }
         return probes.hasPending || (!lastProbe.answered && now - lastProbe.started < Self.probeTimeout)
     }

@@ -20,7 +20,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMut
     }
     if let directory = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"] {
         for (index, seed) in target.seeds().enumerated() {
-            FileManager.default.createFile(atPath: "\(directory)/seed-\(index)", contents: Data(seed))
+            _ = FileManager.default.createFile(atPath: "\(directory)/seed-\(index)", contents: Data(seed))
         }
         exit(0)
     }
