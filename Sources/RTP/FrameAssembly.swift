@@ -28,6 +28,12 @@ struct FrameAssembly: Sendable {
         return dropped
     }
 
+    /// A padding-only packet took this number: no gap, and nothing for the frame.
+    mutating func skip(sequenceNumber: UInt16) {
+        if let last = lastSequenceNumber, sequenceNumber != last &+ 1 { isComplete = false }
+        lastSequenceNumber = sequenceNumber
+    }
+
     mutating func finish() -> DepacketizedFrame {
         let frame = DepacketizedFrame(data: data, timestamp: timestamp, isComplete: isComplete, isKeyframe: isKeyframe)
         reset()

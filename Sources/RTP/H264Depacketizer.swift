@@ -6,6 +6,12 @@ public struct H264Depacketizer: Sendable {
 
     public init() {}
 
+    /// A padding-only packet (a sender's probe) took `sequenceNumber`: it
+    /// fills its place in the numbering and adds nothing to a frame.
+    public mutating func skipPadding(sequenceNumber: UInt16) {
+        assembly.skip(sequenceNumber: sequenceNumber)
+    }
+
     /// Feeds one payload in arrival order. Returns the access unit when the
     /// packet carries the marker bit (RFC 6184 §5.1: last packet of the AU).
     public mutating func push(

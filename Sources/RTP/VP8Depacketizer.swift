@@ -6,6 +6,12 @@ public struct VP8Depacketizer: Sendable {
 
     public init() {}
 
+    /// A padding-only packet (a sender's probe) took `sequenceNumber`: it
+    /// fills its place in the numbering and adds nothing to a frame.
+    public mutating func skipPadding(sequenceNumber: UInt16) {
+        assembly.skip(sequenceNumber: sequenceNumber)
+    }
+
     /// Feeds one payload in arrival order; returns the frame on the marker bit.
     public mutating func push(
         _ payload: UnsafeRawBufferPointer, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool

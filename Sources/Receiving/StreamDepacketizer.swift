@@ -14,6 +14,11 @@ struct StreamDepacketizer {
         }
     }
 
+    mutating func skipPadding(sequenceNumber: UInt16) {
+        h264?.skipPadding(sequenceNumber: sequenceNumber)
+        vp8?.skipPadding(sequenceNumber: sequenceNumber)
+    }
+
     mutating func push(_ payload: UnsafeRawBufferPointer, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool) -> DepacketizedFrame? {
         if h264 != nil { return h264?.push(payload, sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker) }
         return vp8?.push(payload, sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker)

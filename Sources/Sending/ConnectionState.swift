@@ -26,9 +26,10 @@ struct ConnectionState {
     static let stillRepeatInterval: Duration = .seconds(1)
     /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
     static let senderReportInterval: Duration = .seconds(1)
-    /// The encoder aims below the target: RTP, the send-time extension and
-    /// SRTP add about 3 %, retransmissions and x264's overshoot the rest.
-    static let encoderShare = 0.85
+    /// The encoder aims below the target, which counts every header the link
+    /// carries (RTP, extensions, SRTP, UDP, IP): the rest is room for
+    /// retransmissions and x264's overshoot.
+    static let encoderShare = 0.9
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
 

@@ -6,7 +6,7 @@ import SRTP
 import Transport
 
 // screen-receiver --listen HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [--json] [--duration S]
-//   [--wedge keyframe|decoder|sticky|forever] [--wedge-after S] [--source-width W] [--codec h264|vp8]
+//   [--wedge keyframe|decoder|sticky|forever] [--wedge-after S] [--source-width W] [--codec h264|vp8] [--twcc-id N|off]
 //   [--quality demo|motion|still --source-width W --source-height H [--source-fps F] [--seed S]]
 // With --quality each decoded frame whose stamp reads is compared with the regenerated synthetic
 // frame; the figures carry running means: ssim, psnr, ssimText, psnrText, qualityFrames.
@@ -53,6 +53,16 @@ func readOptions() throws(ArgumentParser.Failure) -> (ScreenReceiver.Options, js
     if let c = a.string("codec") {
         guard let codec = ReceivedCodec(rawValue: c) else { throw .init("--codec must be h264 or vp8, not \"\(c)\"") }
         options.codec = codec
+    }
+    if let t = a.string("twcc-id") {
+        if t == "off" {
+            options.transportWide = nil
+        } else {
+            guard let id = UInt8(t), let sequence = TransportSequenceNumber(extensionID: id) else {
+                throw .init("--twcc-id must be an extension id from 1 to 14, or off, not \"\(t)\"")
+            }
+            options.transportWide = sequence
+        }
     }
     let level = a.string("log-level").flatMap(EventOutput.Level.init(name:)) ?? .info
     let json = a.flag("json")
