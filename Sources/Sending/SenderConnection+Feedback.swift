@@ -56,10 +56,10 @@ extension SenderConnection {
         switch packet {
         case .pictureLossIndication(let pli) where pli.mediaSSRC == ssrc || pli.mediaSSRC == 0:
             lock.withLock { state.plisReceived += 1 }
-            requestKeyframe(reason: "PLI")
+            receiverAskedForKeyframe(reason: "PLI")
         case .fullIntraRequest(let fir) where fir.entries.contains { $0.ssrc == ssrc }:
             lock.withLock { state.firsReceived += 1 }
-            requestKeyframe(reason: "FIR")
+            receiverAskedForKeyframe(reason: "FIR")
         case .genericNACK(let nack) where nack.mediaSSRC == ssrc:
             let lost = nack.lostSequenceNumbers
             var resent = 0
@@ -108,6 +108,12 @@ extension SenderConnection {
 
     private func receptionReported(_ block: ReceptionReport, now: Instant) {
         lock.withLock {
+            if let sent = state.senderReportsSent.last(where: { $0.compact == block.lastSR && block.lastSR != 0 }) {
+                // RFC 3550 §6.4.1: the time since that SR, less what the receiver held it.
+                let held = Duration.nanoseconds((Int64(block.delaySinceLastSR) * 1_000_000_000) >> 16)
+                let roundTrip = now - sent.at - held
+                if roundTrip > .zero { state.bandwidth.onRoundTripTime(roundTrip) }
+            }
             state.bandwidth.onReceiverReport(fractionLost: block.lossRatio, at: now)
             state.lastFractionLost = block.lossRatio
             state.receiverReports += 1
@@ -117,10 +123,13 @@ extension SenderConnection {
     // MARK: RTCP out
 
     func sendReport(now: Instant) {
+        let ntp = NTPTime.now()
         let report = lock.withLock {
-            SenderReport(ssrc: state.ssrc, ntpTime: NTPTime.now(), rtpTime: state.lastRTPTimestamp,
-                         packetCount: UInt32(truncatingIfNeeded: state.packetsSent),
-                         octetCount: UInt32(truncatingIfNeeded: state.octetsSent), reports: [])
+            state.senderReportsSent.append((UInt32(truncatingIfNeeded: ntp >> 16), now))
+            if state.senderReportsSent.count > ConnectionState.senderReportsKept { state.senderReportsSent.removeFirst() }
+            return SenderReport(ssrc: state.ssrc, ntpTime: ntp, rtpTime: state.lastRTPTimestamp,
+                                packetCount: UInt32(truncatingIfNeeded: state.packetsSent),
+                                octetCount: UInt32(truncatingIfNeeded: state.octetsSent), reports: [])
         }
         guard var bytes = try? report.marshal() else { return }
         sendRTCP(&bytes)

@@ -51,7 +51,7 @@ extension SenderConnection {
     /// mistake a starved link for a stuck encoder).
     package var isHeldBackByLink: Bool {
         let now = clock.now
-        return lock.withLock { state.bandwidth.target(at: now).limit.isPath } || queue.queued > PacketQueue.defaultCapacity / 2
+        return lock.withLock { state.linkLimited(at: now) } || queue.delay > ConnectionState.maxQueueDelay
     }
 
     /// Counters the watchdog and diagnostics read.
@@ -60,6 +60,9 @@ extension SenderConnection {
     }
 
     package var stillRepeats: Int { lock.withLock { state.stillRepeats } }
+    /// How long what waits in the pacer takes to leave.
+    package var pacerDelay: Duration { queue.delay }
+    package var framesHeldForLink: Int { lock.withLock { state.framesHeldForLink } }
     package var keyframesMade: Int { lock.withLock { state.keyframesMade } }
 }
 
@@ -95,17 +98,17 @@ extension SenderConnection {
                     + "abandoned encoders \(state.abandonedEncoders)",
                 "frames: in \(state.framesIn), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
                     + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
-                    + "let fall for the rate \(state.framesSkippedForRate)",
+                    + "let fall for the rate \(state.framesSkippedForRate), held for the link \(state.framesHeldForLink)",
                 "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
-                    + "pacer drops \(queue.dropped), "
+                    + "pacer drops \(queue.dropped), queued \(Int(queue.delay.inMilliseconds)) ms, "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
-                    + "transport-cc \(state.transportFeedbackReceived), "
-                    + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated)",
+                    + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated), "
+                    + "transport-cc \(state.transportFeedbackReceived)",
                 estimateLine,
                 "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
-                    + "coalesced \(state.gate.requestsCoalesced)",
+                    + "coalesced \(state.gate.requestsCoalesced) (left to a repair \(state.gate.requestsLeftToRepair))",
             ]
             if let e = state.encoderSettings {
                 lines.append("encoder: \(config.codec == .vp8 ? "libvpx VP8" : "x264 " + e.preset) \(e.width)×\(e.height) at \(e.fps) fps, \(e.bitrate / 1000) kbit/s, "
