@@ -29,7 +29,7 @@ struct ConnectionState {
     /// The encoder aims below the target, which counts every header the link
     /// carries (RTP, extensions, SRTP, UDP, IP): the rest is room for
     /// retransmissions and x264's overshoot.
-    static let encoderShare = 0.9
+    static let encoderShare = 0.85
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
 
