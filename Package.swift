@@ -42,7 +42,7 @@ let package = Package(
             "Events", "Media", "Capture", "Synthetic", "CaptureX11", "CapturePipeWire", "Encoding", "RTP", "SRTP",
             "Transport", "ControlProtocol", "Sending", "Recovery",
         ]),
-        .target(name: "Decoders", dependencies: ["CAVCodec", "CVPX", "Media"]),
+        .target(name: "Decoders", dependencies: ["CAVCodec", "CVPX", "Media", "YUV"]),
         .target(name: "Receiving", dependencies: ["Events", "Media", "YUV", "Synthetic", "Decoders", "RTP", "SRTP", "Transport", "Recovery"]),
         .target(name: "TestSupport", dependencies: ["Media", "CapturePipeWire"]),
         .executableTarget(name: "screenshare", dependencies: ["ScreenShare", "Events"]),
@@ -58,8 +58,9 @@ let package = Package(
         .testTarget(name: "CodecsTests", dependencies: ["Encoders", "Decoders", "Encoding", "YUV", "Synthetic", "TestSupport", "Media"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Media"]),
         .testTarget(name: "ScreenShareTests", dependencies: ["ScreenShare", "ControlProtocol", "Sending", "Synthetic", "Events", "Encoding", "RTP", "Congestion", "Transport", "SRTP", "Media"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media"]),
         .testTarget(name: "CapturePipeWireTests", dependencies: ["CapturePipeWire", "Capture", "TestSupport", "Media"]),
         .testTarget(name: "CaptureX11Tests", dependencies: ["CaptureX11", "Capture", "Media"]),
-        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Synthetic", "YUV", "Encoders", "Decoders", "Encoding", "Media"]),
+        .testTarget(name: "ReceivingTests", dependencies: ["Receiving", "Synthetic", "YUV", "Encoders", "Decoders", "Encoding", "RTP", "SRTP", "Transport", "Events", "Media"]),
     ]
 )

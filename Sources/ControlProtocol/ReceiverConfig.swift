@@ -33,6 +33,9 @@ public struct ReceiverConfig: Sendable {
     public var acceptPlainRTCP: Bool
     /// A level the receiver insists on for every policy (nil: only Motion is held to 3.1).
     public var levelLimit: H264Level?
+    /// The first stream's first sequence number; random when nil, as RFC 3550 asks. Set only by
+    /// `share --first-sequence`, so a test can reach the wrap of the numbers in seconds.
+    public var firstSequence: UInt16?
     /// The header extensions the receiver negotiated, under its ids; with
     /// the transport-wide sequence number the estimate is made from its feedback.
     public var headerExtensions: HeaderExtensionMap

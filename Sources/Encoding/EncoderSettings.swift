@@ -17,6 +17,9 @@ public struct EncoderSettings: Sendable, Equatable {
     public var preset: String
     /// Settings that keep text sharp rather than motion smooth (Text and detail).
     public var favourDetail: Bool
+    /// A screen (every policy but Motion and video): what moves on it moves by
+    /// whole pixels, so motion search need not refine to fractions of one.
+    public var screenContent: Bool
     public var threads: Int
 
     /// A frame is at most this much of the target's bits: the pacer drains
@@ -35,14 +38,15 @@ public struct EncoderSettings: Sendable, Equatable {
     ///   - bitrate: what the encoder aims at, a share of `target`.
     ///   - target: the link's target, which sizes the largest frame.
     public static func carrying(
-        _ plan: EncodingPlan, shareFPS: Int, bitrate: Int, target: Int, profile: ProfileLevelID.Profile, favourDetail: Bool
+        _ plan: EncodingPlan, shareFPS: Int, bitrate: Int, target: Int, profile: ProfileLevelID.Profile, favourDetail: Bool,
+        screenContent: Bool = true
     ) -> EncoderSettings {
         let level = H264Level.lowest(admitting: plan.width, plan.height, fps: shareFPS, bitrate: 0) ?? plan.level
         let skipped = Double(shareFPS) / Double(max(1, plan.fps))
         let scaled = min(Int(Double(bitrate) * skipped), level.maxBitrate)
         let buffer = Int(Double(target) * max(bufferDuration, 1 / Double(max(1, plan.fps))))
         return EncoderSettings(width: plan.width, height: plan.height, fps: shareFPS, bitrate: scaled, bufferBits: buffer,
-                               profile: profile, level: level, favourDetail: favourDetail)
+                               profile: profile, level: level, favourDetail: favourDetail, screenContent: screenContent)
     }
 
     /// Without a buffer, `bufferDuration` of the bitrate.
@@ -50,7 +54,7 @@ public struct EncoderSettings: Sendable, Equatable {
         width: Int, height: Int, fps: Int, bitrate: Int, bufferBits: Int? = nil,
         profile: ProfileLevelID.Profile = .constrainedBaseline,
         level: H264Level? = nil, preset: String = "superfast",
-        favourDetail: Bool = false, threads: Int = 2
+        favourDetail: Bool = false, screenContent: Bool = true, threads: Int = 2
     ) {
         self.width = width
         self.height = height
@@ -61,6 +65,7 @@ public struct EncoderSettings: Sendable, Equatable {
         self.level = level ?? H264Level.lowest(admitting: width, height, fps: fps, bitrate: 0) ?? H264Level.all.last!
         self.preset = preset
         self.favourDetail = favourDetail
+        self.screenContent = screenContent
         self.threads = threads
     }
 }

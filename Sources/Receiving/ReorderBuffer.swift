@@ -4,9 +4,13 @@ import SRTP
 import Transport
 
 /// Holds RTP packets briefly so that late and retransmitted ones (answers
-/// to NACKs) are put back in sequence before depacketizing. A gap that is
-/// still open after `patience` is given up on: the packets after it are
-/// released, and the frame that lost a packet is reported incomplete.
+/// to NACKs) are put back in sequence before depacketizing. A packet waits
+/// behind a gap for at most `patience` from its own arrival: then the gap is
+/// given up on, the packets after it are released, and the frame that lost
+/// a packet is reported incomplete. Patience counted from when a gap reached
+/// the head instead would make each of several gaps in a row wait its own
+/// `patience`, one after the other, so that on a lossy link the view fell
+/// further behind with every gap and never caught up.
 struct ReorderBuffer {
     /// Long enough for a NACK and its retransmission on a path with a
     /// queue of up to ~200 ms; short enough that a lost packet costs a
@@ -26,12 +30,11 @@ struct ReorderBuffer {
     private var unwrapper = SequenceUnwrapper()
     private var pending: [Int64: Packet] = [:]
     private var next: Int64?
-    private var gapSince: Instant?
     private(set) var gaveUp = 0
     private(set) var late = 0
 
     /// Adds a packet; returns the packets now ready, in order.
-    mutating func insert(_ packet: Packet, now: Instant) -> [Packet] {
+    mutating func insert(_ packet: Packet) -> [Packet] {
         let seq = unwrapper.unwrap(packet.header.sequenceNumber)
         if let n = next, seq < n {
             late += 1
@@ -40,34 +43,32 @@ struct ReorderBuffer {
         if next == nil { next = seq }
         pending[seq] = packet
         if pending.count > ReorderBuffer.capacity {
-            return release(skippingTo: pending.keys.min()!, now: now)
+            return release(skippingTo: pending.keys.min()!)
         }
-        return drain(now: now)
+        return drain()
     }
 
-    /// Releases what waited too long behind a gap.
+    /// Releases every packet that has waited `patience` behind a gap, and
+    /// whatever follows it in sequence.
     mutating func expire(now: Instant) -> [Packet] {
-        guard let since = gapSince, now - since >= ReorderBuffer.patience, let first = pending.keys.min() else { return [] }
-        return release(skippingTo: first, now: now)
+        var ready: [Packet] = []
+        while let oldest = pending.values.lazy.map(\.arrival).min(), now - oldest >= ReorderBuffer.patience {
+            ready += release(skippingTo: pending.keys.min()!)
+        }
+        return ready
     }
 
-    private mutating func release(skippingTo seq: Int64, now: Instant) -> [Packet] {
+    private mutating func release(skippingTo seq: Int64) -> [Packet] {
         gaveUp += 1
         next = seq
-        gapSince = nil
-        return drain(now: now)
+        return drain()
     }
 
-    private mutating func drain(now: Instant) -> [Packet] {
+    private mutating func drain() -> [Packet] {
         var ready: [Packet] = []
         while let n = next, let p = pending.removeValue(forKey: n) {
             ready.append(p)
             next = n + 1
-        }
-        if pending.isEmpty {
-            gapSince = nil
-        } else if gapSince == nil {
-            gapSince = now
         }
         return ready
     }

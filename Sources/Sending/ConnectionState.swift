@@ -65,16 +65,20 @@ struct ConnectionState {
     var framesEncoded = 0
     var framesSent = 0
     var stillRepeats = 0
+    /// Still-frame repeats (and keyframes from the last frame) handed to the encoder, made or not.
+    var repeatsTaken = 0
     var keyframesMade = 0
     var keyframesAsked = 0
     var encoderErrors = 0
     var protectErrors = 0
     var sendErrors = 0
+    /// Every first send, on any SSRC this connection has had.
     var packetsSent = 0
+    /// RFC 3550 §6.4.1: a sender report counts the packets and payload octets sent under its own SSRC, so the
+    /// counts start again with a new one.
+    var reportCounts = (ssrc: UInt32(0), packets: 0, octets: 0)
     /// Padding sent to probe the path (counted in `packetsSent` too: the SR's packet count is every packet).
     var probePacketsSent = 0
-    var octetsSent = 0
-    var lastRTPTimestamp: UInt32 = 0
     var retransmissions = 0
     /// NACKed packets not resent because retransmissions had used their share of the link.
     var retransmissionsRefused = 0
@@ -82,6 +86,8 @@ struct ConnectionState {
     var feedbackErrors = 0
     var feedbackDropped = 0
     var feedbackUnauthenticated = 0
+    /// Datagrams from a host that is not the receiver's, dropped unread.
+    var feedbackFromElsewhere = 0
     var plisReceived = 0
     var firsReceived = 0
     var nacksReceived = 0
@@ -93,6 +99,9 @@ struct ConnectionState {
     var senderReportsSent: [(compact: UInt32, at: Instant)] = []
     /// A receiver reports on an SR within a few seconds, or not at all.
     static let senderReportsKept = 8
+    /// The SSRC the receiver's latest report came from, and whether one from it covered our stream.
+    var reporter: UInt32?
+    var reporterHearsUs = false
     var lastFractionLost = 0.0
 
     var glassToPacket = LatencyRecorder()
@@ -136,8 +145,29 @@ struct ConnectionState {
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
         let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, target: target.bitrate,
-                                                profile: profile, favourDetail: share.policy == .detail)
+                                                profile: profile, favourDetail: share.policy == .detail,
+                                                screenContent: share.policy != .motion)
         return (settings, plan.fps)
+    }
+
+    /// Counts a first send (a retransmission is not a new packet). A packet of a replaced stream, still
+    /// leaving when its transceiver was replaced, counts for no sender report.
+    mutating func countSent(_ info: PacketInfo) {
+        packetsSent += 1
+        guard info.ssrc == ssrc else { return }
+        if reportCounts.ssrc != ssrc { reportCounts = (ssrc: ssrc, packets: 0, octets: 0) }
+        reportCounts.packets += 1
+        reportCounts.octets += info.payloadLength
+    }
+
+    /// The sender report for the moment `now`: the RTP timestamp of that moment on the stream's media clock
+    /// (its timestamp base and the injected clock, as frames are stamped), paired with `ntpTime`, the wall
+    /// clock's reading of the same moment, so a receiver can map RTP time to wall time (RFC 3550 §6.4.1).
+    func senderReport(now: Instant, ntpTime: UInt64) -> SenderReport {
+        let counts = reportCounts.ssrc == ssrc ? reportCounts : (ssrc: ssrc, packets: 0, octets: 0)
+        return SenderReport(ssrc: ssrc, ntpTime: ntpTime, rtpTime: transceiver.timestamp(for: now),
+                            packetCount: UInt32(truncatingIfNeeded: counts.packets),
+                            octetCount: UInt32(truncatingIfNeeded: counts.octets), reports: [])
     }
 
     /// Retransmissions may take a fifth of the target: on a link that is

@@ -38,10 +38,11 @@ final class FrameEncoder: @unchecked Sendable {
         picture.resize(width: wanted.width, height: wanted.height)
     }
 
-    /// Encodes `surface` as the picture at `timestamp`; nil when the codec held it back.
-    func encode(_ surface: Surface, timestamp: UInt32, keyframe: Bool) throws(CodecError) -> EncodedFrame? {
+    /// Encodes `surface` as the picture at `timestamp`, handing it to
+    /// `parts` as it is made; nil when the codec held it back.
+    func encode(_ surface: Surface, timestamp: UInt32, keyframe: Bool, parts: EncodedParts) throws(CodecError) -> EncodedFrame? {
         guard let encoder else { return nil }
         converter.convert(surface, into: picture)
-        return try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe)
+        return try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe, parts: parts)
     }
 }

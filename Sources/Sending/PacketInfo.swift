@@ -9,13 +9,19 @@ struct PacketInfo: Sendable {
         case probe(cluster: Int)
     }
 
+    /// The stream it was numbered on: a sender report counts only its own SSRC's packets.
+    var ssrc: UInt32
     var sequence: UInt16
     var timestamp: UInt32
     /// The last packet of a frame.
     var marker: Bool
-    /// Part of an IDR.
+    /// Part of a keyframe, which the pacer always spreads (docs/behaviour.md §7.5).
     var keyframe: Bool
     var kind: Kind
+    /// Payload bytes, header and extensions excluded (RFC 3550 §6.4.1's octet count).
+    var payloadLength: Int
 
-    static let empty = PacketInfo(sequence: 0, timestamp: 0, marker: false, keyframe: false, kind: .media)
+    var retransmission: Bool { kind == .retransmission }
+
+    static let empty = PacketInfo(ssrc: 0, sequence: 0, timestamp: 0, marker: false, keyframe: false, kind: .media, payloadLength: 0)
 }

@@ -45,7 +45,7 @@ final class PacketQueue: @unchecked Sendable {
             let length = slots[index].withUnsafeMutableBytes { build($0) }
             lengths[index] = length
             infos[index] = info
-            pacer.enqueue(size: length, rate: rate)
+            pacer.enqueue(size: length, mayBurst: !info.keyframe && info.kind == .media, rate: rate)
             condition.signal()
             return true
         }
@@ -91,8 +91,12 @@ final class PacketQueue: @unchecked Sendable {
         }
     }
 
-    func setRate(_ rate: Int) {
-        condition.withLock { pacer.rateBitsPerSecond = Double(max(rate, 1)) }
+    /// The pacing rate, and how much of it unused an ordinary frame may spend at once.
+    func setRate(_ rate: Int, burstBudget: Duration) {
+        condition.withLock {
+            pacer.rateBitsPerSecond = Double(max(rate, 1))
+            pacer.burstBudget = burstBudget
+        }
     }
 
     var dropped: Int { condition.withLock { pacer.droppedPackets } }

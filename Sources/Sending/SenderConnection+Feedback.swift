@@ -17,14 +17,20 @@ extension SenderConnection {
                 lock.withLock { state.feedbackErrors += 1 }
                 continue
             }
-            guard let (count, _) = received else { continue }
-            handleDatagram(&buffer, count: count)
+            guard let (count, from) = received else { continue }
+            handleDatagram(&buffer, count: count, from: from)
         }
     }
 
     /// One datagram from the receiver's side: SRTCP (or plain RTCP where the
-    /// share allows it). Anything malformed or unauthenticated is counted and dropped.
-    func handleDatagram(_ buffer: inout [UInt8], count: Int) {
+    /// share allows it). Anything malformed or unauthenticated is counted and dropped,
+    /// and so is anything from a host other than the receiver's (docs/behaviour.md §7.3).
+    package func handleDatagram(_ buffer: inout [UInt8], count: Int, from: SocketAddress) {
+        let destination = lock.withLock { state.destination }
+        guard from.isSameHost(as: destination) || config.rtcpDestination.map(from.isSameHost) == true else {
+            lock.withLock { state.feedbackFromElsewhere += 1 }
+            return
+        }
         guard count >= 8, buffer.withUnsafeBytes({ MuxedPacketKind.classify(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) == .rtcp else {
             lock.withLock { state.feedbackDropped += 1 }
             return
@@ -70,7 +76,8 @@ extension SenderConnection {
                     continue
                 }
                 if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
-                    let info = PacketInfo(sequence: sequence, timestamp: 0, marker: false, keyframe: false, kind: .retransmission)
+                    let info = PacketInfo(ssrc: ssrc, sequence: sequence, timestamp: 0, marker: false, keyframe: false,
+                                          kind: .retransmission, payloadLength: 0)
                     _ = packet.withUnsafeBytes { bytes in
                         queue.pushFirst(info) { slot in
                             slot.copyMemory(from: bytes)
@@ -87,8 +94,10 @@ extension SenderConnection {
                 state.bandwidth.onNack(sequenceNumbers: lost, at: now)
             }
         case .receiverReport(let rr):
+            reportArrived(from: rr.ssrc, covering: rr.reports.contains { $0.ssrc == ssrc })
             for block in rr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
         case .senderReport(let sr):
+            reportArrived(from: sr.ssrc, covering: sr.reports.contains { $0.ssrc == ssrc })
             for block in sr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
         case .transportFeedback(let feedback):
             // Transport-wide: it speaks of every packet on the transport, whatever SSRC it names.
@@ -103,6 +112,17 @@ extension SenderConnection {
             }
         default:
             break
+        }
+    }
+
+    /// Who reports, and whether it has heard our stream: a restarted receiver reports from a new SSRC.
+    private func reportArrived(from reporter: UInt32, covering: Bool) {
+        lock.withLock {
+            if state.reporter != reporter {
+                state.reporter = reporter
+                state.reporterHearsUs = false
+            }
+            if covering { state.reporterHearsUs = true }
         }
     }
 
@@ -122,14 +142,13 @@ extension SenderConnection {
 
     // MARK: RTCP out
 
-    func sendReport(now: Instant) {
-        let ntp = NTPTime.now()
-        let report = lock.withLock {
-            state.senderReportsSent.append((UInt32(truncatingIfNeeded: ntp >> 16), now))
+    func sendReport() {
+        let report = lock.withLock { () -> SenderReport in
+            let now = clock.now
+            let report = state.senderReport(now: now, ntpTime: NTPTime.now())
+            state.senderReportsSent.append((UInt32(truncatingIfNeeded: report.ntpTime >> 16), now))
             if state.senderReportsSent.count > ConnectionState.senderReportsKept { state.senderReportsSent.removeFirst() }
-            return SenderReport(ssrc: state.ssrc, ntpTime: ntp, rtpTime: state.lastRTPTimestamp,
-                                packetCount: UInt32(truncatingIfNeeded: state.packetsSent),
-                                octetCount: UInt32(truncatingIfNeeded: state.octetsSent), reports: [])
+            return report
         }
         guard var bytes = try? report.marshal() else { return }
         sendRTCP(&bytes)

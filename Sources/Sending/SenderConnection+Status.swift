@@ -47,16 +47,25 @@ extension SenderConnection {
         return target.limit.isPath ? .bandwidth : .none
     }
 
-    /// Whether the link holds this connection back (the watchdog must not
-    /// mistake a starved link for a stuck encoder).
+    /// Whether encoded frames are waiting on the link: packets are queued for
+    /// the pacer (docs/behaviour.md §4.3, §7.5). A target below the cap is no
+    /// such sign: a short link that has drained its queue holds nothing back,
+    /// so it cannot excuse an encoder that has stopped.
     package var isHeldBackByLink: Bool {
-        let now = clock.now
-        return lock.withLock { state.linkLimited(at: now) } || queue.delay > ConnectionState.maxQueueDelay
+        queue.queued > 0
     }
 
-    /// Counters the watchdog and diagnostics read.
+    /// Counters the watchdog and diagnostics read. Frames in are captures
+    /// offered and still-frame repeats handed to the encoder: on a still
+    /// screen the repeat is all that goes in, and an encoder that stalls
+    /// there must still be seen taking frames in and giving nothing out.
     package var counters: (framesIn: Int, encoded: Int, sent: Int) {
-        lock.withLock { (state.framesIn, state.framesEncoded, state.framesSent) }
+        lock.withLock { (state.framesIn + state.repeatsTaken, state.framesEncoded, state.framesSent) }
+    }
+
+    /// What the receiver's reports say about the stream now sent, for the restart detector.
+    package var reportsHeard: (reporter: UInt32?, hearsUs: Bool, packetsSent: Int) {
+        lock.withLock { (state.reporter, state.reporterHearsUs, state.packetsSent) }
     }
 
     package var stillRepeats: Int { lock.withLock { state.stillRepeats } }
@@ -78,6 +87,9 @@ extension SenderConnection {
 extension SenderConnection {
     package var destination: SocketAddress { lock.withLock { state.destination } }
 
+    /// Datagrams dropped unread because they came from a host other than the receiver's.
+    package var feedbackFromElsewhere: Int { lock.withLock { state.feedbackFromElsewhere } }
+
     /// What the bandwidth estimate is made of now. Call with `lock` held.
     private var estimateLine: String {
         let now = clock.now
@@ -96,7 +108,7 @@ extension SenderConnection {
             var lines = [
                 "SSRC \(state.ssrc), transceivers \(state.transceivers), encoder generation \(state.encodeGeneration), "
                     + "abandoned encoders \(state.abandonedEncoders)",
-                "frames: in \(state.framesIn), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
+                "frames: in \(state.framesIn) (and \(state.repeatsTaken) still-frame repeats), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
                     + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
                     + "let fall for the rate \(state.framesSkippedForRate), held for the link \(state.framesHeldForLink)",
                 "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
@@ -105,7 +117,7 @@ extension SenderConnection {
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
                     + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated), "
-                    + "transport-cc \(state.transportFeedbackReceived)",
+                    + "from elsewhere \(state.feedbackFromElsewhere), transport-cc \(state.transportFeedbackReceived)",
                 estimateLine,
                 "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
                     + "coalesced \(state.gate.requestsCoalesced) (left to a repair \(state.gate.requestsLeftToRepair))",

@@ -44,7 +44,7 @@ public final class SenderConnection: @unchecked Sendable {
         self.output = output
         self.pool = pool
         self.latestFrame = latestFrame
-        let bind = try config.bind ?? SocketAddress(host: config.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
+        let bind = config.bind ?? .bindAddress(reaching: [config.destination] + (config.rtcpDestination.map { [$0] } ?? []))
         socket = try UDPSocket(bindingTo: bind)
         if let srtp = config.srtp {
             protector = try SRTPSession(key: srtp, direction: .sender)
@@ -56,7 +56,7 @@ public final class SenderConnection: @unchecked Sendable {
         lock = clock.makeCondition()
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
         let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
-                                extensions: config.headerExtensions, generation: 0)
+                                extensions: config.headerExtensions, generation: 0, firstSequence: config.firstSequence)
         state = ConnectionState(share: share, transceiver: first, destination: config.destination, cap: config.bitrateCap,
                                 transportWide: config.headerExtensions.transportSequenceNumber != nil,
                                 probePacketSize: first.paddingPacketSize + SenderConnection.overhead(of: config),
@@ -103,11 +103,7 @@ public final class SenderConnection: @unchecked Sendable {
     /// encode call, is abandoned (counted), never waited for.
     /// Call with `lock` held, after the transceiver has begun `generation`.
     private func abandonEncoder(before generation: Int) {
-        let old = "encode-\(config.id)-\(state.encodeGeneration)"
-        if liveThreads.contains(old) && state.encodeBusySince != nil {
-            abandonedThreads.insert(old)
-            state.abandonedEncoders += 1
-        }
+        abandonBusyEncoder()
         state.encodeGeneration = generation
         state.encodeBusySince = nil
         lock.broadcast()
@@ -127,6 +123,15 @@ public final class SenderConnection: @unchecked Sendable {
         startEncoder(encoder)
     }
 
+    /// The current encode thread, if it is inside an encode call, is not waited for again. Call with `lock` held.
+    private func abandonBusyEncoder() {
+        let current = "encode-\(config.id)-\(state.encodeGeneration)"
+        if liveThreads.contains(current) && state.encodeBusySince != nil {
+            abandonedThreads.insert(current)
+            state.abandonedEncoders += 1
+        }
+    }
+
     public func restoreFullSize() {
         lock.withLock { state.shrink = nil }
     }
@@ -143,6 +148,7 @@ public final class SenderConnection: @unchecked Sendable {
             state.transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
                                             extensions: config.headerExtensions, generation: generation)
             state.transceivers += 1
+            state.reporterHearsUs = false
             state.gate.request(at: clock.now)
             abandonEncoder(before: generation)
             queue.clear()
@@ -159,10 +165,13 @@ public final class SenderConnection: @unchecked Sendable {
         lock.withLock { state.destination = destination }
     }
 
-    /// Stops every thread, sends RTCP BYE, and releases held surfaces.
+    /// Stops every thread, sends RTCP BYE, and releases held surfaces. An encode call
+    /// still running is abandoned, not waited for: a hung encoder holds up neither a
+    /// receiver's removal nor the end of the share (its thread exits if the call returns).
     package func stop() {
         lock.withLock {
             state.running = false
+            abandonBusyEncoder()
             lock.broadcast()
         }
         queue.close()
@@ -246,6 +255,7 @@ public final class SenderConnection: @unchecked Sendable {
                 if keyframeDue || repeatDue, let latest = latestFrame() {
                     surface = latest
                     isRepeat = true
+                    state.repeatsTaken += 1
                     break
                 }
                 var wake = lastEncode + ConnectionState.stillRepeatInterval
@@ -303,8 +313,9 @@ public final class SenderConnection: @unchecked Sendable {
         case .stops:
             lock.withLock { state.encodeBusySince = nil }
         case .hangs:
+            // Never returns, as a hung encode call does not: nothing may wait for it.
             lock.withLock {
-                while state.running { lock.wait() }
+                while true { lock.wait() }
             }
         }
     }
@@ -314,8 +325,19 @@ public final class SenderConnection: @unchecked Sendable {
         do {
             try encoder.configure(settings)
             let timestamp = transceiver.timestamp(for: isRepeat ? started : frame.captureTime)
-            let encoded = try encoder.encode(frame, timestamp: timestamp, keyframe: keyframe)
-            let sent = encoded.map { transceiver.send($0, generation: encoder.generation, into: queue) } ?? false
+            if !isRepeat {
+                lock.withLock { state.glassToPacket.frameStarted(timestamp: timestamp, captured: frame.captureTime) }
+            }
+            // Each slice goes to the transceiver as x264 finishes it, from x264's threads.
+            let accepted = Atomic(false)
+            let queue = self.queue
+            let encoded = try encoder.encode(frame, timestamp: timestamp, keyframe: keyframe) { part, endsFrame, isKeyframe in
+                if transceiver.send(part, endsFrame: endsFrame, keyframe: isKeyframe, timestamp: timestamp,
+                                    generation: encoder.generation, into: queue) {
+                    accepted.store(true, ordering: .relaxed)
+                }
+            }
+            let sent = accepted.load(ordering: .relaxed)
             let now = clock.now
             lock.withLock {
                 guard state.encodeGeneration == encoder.generation else { return }
@@ -325,11 +347,7 @@ public final class SenderConnection: @unchecked Sendable {
                 guard let encoded, sent else { return }
                 state.encodedMeter.record(at: now)
                 state.framesEncoded += 1
-                if isRepeat {
-                    state.stillRepeats += 1
-                } else {
-                    state.glassToPacket.frameEncoded(timestamp: timestamp, captured: frame.captureTime)
-                }
+                if isRepeat { state.stillRepeats += 1 }
                 if encoded.isKeyframe {
                     state.gate.keyframeEncoded(at: now)
                     state.keyframesMade += 1
@@ -353,16 +371,17 @@ public final class SenderConnection: @unchecked Sendable {
         while lock.withLock({ state.running }) {
             let now = clock.now
             if now >= nextReport {
-                sendReport(now: now)
+                sendReport()
                 nextReport = now + ConnectionState.senderReportInterval
             }
-            let (rate, probe, transceiver) = lock.withLock {
-                (state.pacingRate(now: now), state.bandwidth.pendingProbe(at: now), state.transceiver)
+            let (rate, limited, probe, transceiver) = lock.withLock {
+                (state.pacingRate(now: now), state.bandwidth.target(at: now).limit.isPath, state.bandwidth.pendingProbe(at: now),
+                 state.transceiver)
             }
             if let probe {
                 transceiver.sendPadding(count: probe.packetCount, cluster: probe.id, bitrate: probe.bitrate, into: queue)
             }
-            queue.setRate(rate)
+            queue.setRate(rate, burstBudget: Pacer.burstBudget(linkIsTheLimit: limited))
             switch queue.pop(into: &buffer, now: now) {
             case .packet(let length, let info):
                 send(&buffer, length: length, info: info)
@@ -413,11 +432,9 @@ public final class SenderConnection: @unchecked Sendable {
                     return
                 case .probe:
                     state.probePacketsSent += 1
-                    state.packetsSent += 1
+                    state.countSent(info)
                 case .media:
-                    state.packetsSent += 1
-                    state.octetsSent += length - RTPHeader.fixedSize - config.headerExtensions.size
-                    state.lastRTPTimestamp = info.timestamp
+                    state.countSent(info)
                     if info.marker { frameLeft(info, at: now) }
                 }
             }
@@ -429,7 +446,7 @@ public final class SenderConnection: @unchecked Sendable {
     /// The last packet of a frame left. Call with `lock` held.
     private func frameLeft(_ info: PacketInfo, at now: Instant) {
         if info.keyframe { state.gate.keyframeSent(at: now) }
-        state.glassToPacket.lastPacketSent(timestamp: state.lastRTPTimestamp, at: now)
+        state.glassToPacket.lastPacketSent(timestamp: info.timestamp, at: now)
         state.framesSent += 1
         state.sentMeter.record(at: now)
     }

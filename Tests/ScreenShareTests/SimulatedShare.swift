@@ -5,7 +5,7 @@ import Events
 import Media
 import RTP
 import SRTP
-import Sending
+@testable import Sending
 import Synchronization
 import Synthetic
 import Transport
@@ -35,11 +35,13 @@ final class SimulatedShare: @unchecked Sendable {
     let started: Instant
 
     /// - Parameters:
+    ///   - captureStallsAfterFrame: the capture's first run delivers nothing from that frame on.
     ///   - link: the bottleneck a `SimulatedPeer` puts the packets through; nil sends them to a socket nobody reads.
     ///   - feedback: what the peer sends back.
     ///   - transportWide: the receiver negotiated the transport-wide sequence number (under the peer's id).
     init(
-        scenario: SyntheticScreen.Scenario, fault: EncoderFault? = nil, width: Int = 320, height: Int = 180,
+        scenario: SyntheticScreen.Scenario, fault: EncoderFault? = nil, captureStallsAfterFrame: UInt64? = nil,
+        receiverID: String = "vicky", width: Int = 320, height: Int = 180,
         policy: SendPolicy = .balanced, link: SimulatedLink? = nil, feedback: SimulatedPeer.Feedback = .none,
         transportWide: Bool = false, key: SRTPKey? = nil, cap: Int = 4_000_000
     ) throws {
@@ -60,7 +62,8 @@ final class SimulatedShare: @unchecked Sendable {
             peer = nil
             destination = sink.localAddress
         }
-        session = ShareSession(source: SyntheticSource(width: width, height: height, fps: 30, scenario: scenario),
+        session = ShareSession(source: SyntheticSource(width: width, height: height, fps: 30, scenario: scenario,
+                                                       stallAfterFrame: captureStallsAfterFrame),
                                parameters: ShareParameters(policy: policy, fps: 30), clock: clock, output: output)
         recovery = ShareRecovery(session: session, clock: clock, output: output)
         heartbeat = ShareHeartbeat(clock: clock)
@@ -70,7 +73,7 @@ final class SimulatedShare: @unchecked Sendable {
             absoluteSendTimeID: AbsoluteSendTime.extensionID,
             transportSequenceNumber: transportWide ? TransportSequenceNumber(extensionID: SimulatedPeer.transportWideID) : nil)!
         connection = try session.addReceiver(
-            ReceiverConfig(id: "vicky", displayName: "Vicky", destination: destination, srtp: key, bitrateCap: cap,
+            ReceiverConfig(id: receiverID, displayName: "Vicky", destination: destination, srtp: key, bitrateCap: cap,
                            headerExtensions: extensions), fault: fault)
         peer?.start(sender: try SocketAddress(host: "127.0.0.1", port: connection.localAddress.port))
         recovery.attach(connection)
@@ -86,6 +89,21 @@ final class SimulatedShare: @unchecked Sendable {
 
     func run(for duration: Duration) {
         clock.run(for: duration)
+    }
+
+    /// Runs until `seconds` since the start, doing `each` after every simulated second.
+    func run(until seconds: Double, each: (Double) -> Void = { _ in }) {
+        while elapsed < seconds - 1e-9 {
+            clock.run(for: .milliseconds(Int64(min(1, seconds - elapsed) * 1000)))
+            each(elapsed)
+        }
+    }
+
+    /// An RTCP datagram from the receiver's side, as the feedback thread would read it.
+    func receive(_ packet: RTCPPacket) {
+        var bytes: [UInt8] = []
+        try! packet.marshal(into: &bytes)
+        connection.handleDatagram(&bytes, count: bytes.count, from: connection.config.destination)
     }
 
     /// Runs `duration` in steps of `step`, noting the status after each.
