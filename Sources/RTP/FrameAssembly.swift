@@ -3,7 +3,7 @@
 struct FrameAssembly: Sendable {
     /// docs/behaviour.md §6.2: a frame being put together holds at most this
     /// much. The largest frame the sender can make is a keyframe filling its
-    /// VBV buffer, a quarter second of the 100 Mbit/s ceiling (about 3 MB);
+    /// VBV buffer, 0.3 s of the 100 Mbit/s ceiling (3.75 MB);
     /// past the bound a peer could otherwise grow a frame without limit by
     /// never setting the marker bit nor moving the timestamp on.
     static let maxFrameBytes = 4 * 1024 * 1024
