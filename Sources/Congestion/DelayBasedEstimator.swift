@@ -57,10 +57,11 @@ public struct DelayBasedEstimator: Sendable {
         probeSheltered = now
     }
 
-    /// A probe's result: one the path limited is what it carries, up or
-    /// down; one it did not is a floor.
-    public mutating func probeMeasured(_ bitrate: Double, pathLimited: Bool, at now: Instant) {
-        if bitrate > rateControl.bitrate || pathLimited { rateControl.setBitrate(bitrate, at: now) }
+    /// A probe found more room than the estimate says. A lower result does
+    /// not lower it: a receiver's arrival times bunch when it is busy, which
+    /// reads as a slow path; real queueing shows in the delay trend.
+    public mutating func probeMeasured(_ bitrate: Double, at now: Instant) {
+        if bitrate > rateControl.bitrate { rateControl.setBitrate(bitrate, at: now) }
     }
 
     /// The estimate may not stand above a ceiling set elsewhere (cap, REMB,

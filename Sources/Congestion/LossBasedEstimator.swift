@@ -26,6 +26,11 @@ public struct LossBasedEstimator: Sendable {
     static let sendingHeadroom = 1.5
     static let sendingHeadroomFloor = 10_000.0
     static let maxIncreaseInterval: Duration = .seconds(1)
+    /// One back-off starts from no lower than this share of the estimate:
+    /// what is sent can dip for a moment (a keyframe draining, a burst of
+    /// PLIs), and backing off from that dip collapsed a 1.7 Mbit/s estimate
+    /// to 150 kbit/s in one report.
+    static let backOffFloor = 0.5
 
     public private(set) var bitrate: Double
     public private(set) var lastLossRatio: Double?
@@ -49,7 +54,7 @@ public struct LossBasedEstimator: Sendable {
         if loss > Self.highLoss {
             if let lastDecrease, now - lastDecrease < Self.decreaseInterval { return }
             lastDecrease = now
-            bitrate = min(bitrate, sending) * (1 - 0.5 * loss)
+            bitrate = max(min(bitrate, sending), Self.backOffFloor * bitrate) * (1 - 0.5 * loss)
         } else if loss >= Self.lowLoss {
             if applicationLimited { return }
             bitrate = min(bitrate, sending * (1 - loss))

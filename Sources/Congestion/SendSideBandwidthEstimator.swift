@@ -211,7 +211,7 @@ public struct SendSideBandwidthEstimator: Sendable {
             guard let result = probeResults.add(entry) else { continue }
             if lastProbe?.cluster == result.cluster.id { lastProbe?.answered = true }
             let bitrate = min(result.bitrate, ceiling(at: now))
-            delayEstimate.probeMeasured(bitrate, pathLimited: result.pathLimited, at: now)
+            delayEstimate.probeMeasured(bitrate, at: now)
             lossBased.probeMeasured(bitrate)
             probes.resultMeasured(result.bitrate, of: result.cluster, cap: ceiling(at: now))
         }

@@ -4,44 +4,91 @@ import Media
 /// the last IDR is at least 300 ms old, otherwise when it turns 300 ms old.
 /// However many receivers ask, and however often (Chromium repeats a PLI
 /// about every 200 ms while it waits), one IDR answers them all.
+///
+/// A receiver's request (PLI, FIR) that comes while the last keyframe is
+/// still in flight — not yet all sent, or sent less than a repair window ago
+/// (a round trip and the pacer's queue) — is left to that keyframe's repair
+/// by retransmission: on a short link a new IDR would only join the queue
+/// behind the one being repaired. While the link is the limit, keyframes a
+/// receiver asks for are at least a second apart. Recovery's own requests
+/// (the watchdog, the ladder, the call client) keep the 300 ms rule only.
 public struct KeyframeGate: Sendable {
     public static let minimumInterval: Duration = .milliseconds(300)
+    /// While the link is the limit each keyframe is a burst the bottleneck
+    /// must absorb: a second between them leaves it time to drain.
+    public static let linkLimitedInterval: Duration = .seconds(1)
+    /// A keyframe whose end never left (the queue dropped it, a new stream
+    /// replaced it) stops counting as in flight after this.
+    public static let maxInFlight: Duration = .seconds(2)
+
+    /// Who asks.
+    public enum Asker: Sendable {
+        /// A receiver's PLI or FIR.
+        case receiver
+        /// The watchdog, the recovery ladder, or the call client: always answered.
+        case recovery
+    }
 
     private var lastKeyframe: Instant?
-    private var pendingSince: Instant?
+    /// When the last keyframe's last packet left; nil while it is still queued.
+    private var lastKeyframeSent: Instant?
+    private var pending: (since: Instant, byRecovery: Bool)?
     public private(set) var requestsAnswered = 0
+    /// Requests answered by a keyframe made or sent already, this included.
     public private(set) var requestsCoalesced = 0
+    /// Of those, the receiver's requests left to the repair of the keyframe in flight.
+    public private(set) var requestsLeftToRepair = 0
 
     public init() {}
 
-    public mutating func request(at now: Instant) {
-        if pendingSince == nil {
-            pendingSince = now
-        } else {
+    /// A request at `now`. `repairWindow` is how long after the last
+    /// keyframe left a receiver's request is still about it.
+    public mutating func request(at now: Instant, by asker: Asker = .recovery, repairWindow: Duration = .zero) {
+        if asker == .receiver, pending == nil, keyframeInFlight(at: now, repairWindow: repairWindow) {
             requestsCoalesced += 1
+            requestsLeftToRepair += 1
+            return
+        }
+        if let current = pending {
+            requestsCoalesced += 1
+            pending = (current.since, current.byRecovery || asker == .recovery)
+        } else {
+            pending = (now, asker == .recovery)
         }
     }
 
-    public var isPending: Bool { pendingSince != nil }
+    public var isPending: Bool { pending != nil }
 
     /// Whether the frame encoded at `now` should be an IDR.
-    public func shouldEncodeKeyframe(at now: Instant) -> Bool {
-        guard pendingSince != nil else { return false }
-        guard let lastKeyframe else { return true }
-        return now - lastKeyframe >= KeyframeGate.minimumInterval
+    public func shouldEncodeKeyframe(at now: Instant, linkLimited: Bool = false) -> Bool {
+        guard let earliest = earliestKeyframe(linkLimited: linkLimited) else { return false }
+        return now >= earliest
     }
 
     /// When a pending request may next be answered, for a still screen's encoder to wake.
-    public func earliestKeyframe() -> Instant? {
-        guard pendingSince != nil else { return nil }
+    public func earliestKeyframe(linkLimited: Bool = false) -> Instant? {
+        guard let pending else { return nil }
         guard let lastKeyframe else { return .zero }
-        return lastKeyframe + KeyframeGate.minimumInterval
+        let spacing = linkLimited && !pending.byRecovery ? Self.linkLimitedInterval : Self.minimumInterval
+        return lastKeyframe + spacing
     }
 
     /// The encoder made an IDR (asked for or not): pending requests are answered.
     public mutating func keyframeEncoded(at now: Instant) {
-        if pendingSince != nil { requestsAnswered += 1 }
-        pendingSince = nil
+        if pending != nil { requestsAnswered += 1 }
+        pending = nil
         lastKeyframe = now
+        lastKeyframeSent = nil
+    }
+
+    /// The last keyframe's last packet left the pacer.
+    public mutating func keyframeSent(at now: Instant) {
+        if lastKeyframe != nil { lastKeyframeSent = now }
+    }
+
+    private func keyframeInFlight(at now: Instant, repairWindow: Duration) -> Bool {
+        guard let lastKeyframe, now - lastKeyframe < Self.maxInFlight else { return false }
+        guard let sent = lastKeyframeSent else { return true }
+        return now - sent < repairWindow
     }
 }

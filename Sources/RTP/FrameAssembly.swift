@@ -3,7 +3,7 @@
 struct FrameAssembly: Sendable {
     /// docs/behaviour.md §6.2: a frame being put together holds at most this
     /// much. The largest frame the sender can make is a keyframe filling its
-    /// VBV buffer, a quarter second of the 100 Mbit/s ceiling (about 3 MB);
+    /// VBV buffer, 0.3 s of the 100 Mbit/s ceiling (3.75 MB);
     /// past the bound a peer could otherwise grow a frame without limit by
     /// never setting the marker bit nor moving the timestamp on.
     static let maxFrameBytes = 4 * 1024 * 1024
@@ -37,6 +37,12 @@ struct FrameAssembly: Sendable {
         self.timestamp = timestamp
         hasPackets = true
         return dropped
+    }
+
+    /// A padding-only packet took this number: no gap, and nothing for the frame.
+    mutating func skip(sequenceNumber: UInt16) {
+        if let last = lastSequenceNumber, sequenceNumber != last &+ 1 { isComplete = false }
+        lastSequenceNumber = sequenceNumber
     }
 
     /// Appends to the frame, unless that would take it past the bound: then

@@ -23,9 +23,9 @@ public struct Pacer: Sendable {
     /// Lets a few packets leave together, so the sender is not woken for every one.
     public static let defaultBurstAllowance = Duration.milliseconds(5)
     /// The savings an ordinary frame may spend at once when the link has room:
-    /// 100 ms at 2.5× the target is the quarter second of the target that the
+    /// 120 ms at 2.5× the target is the 0.3 s of the target that the
     /// encoder's VBV lets one frame take, so any frame the encoder makes fits.
-    public static let roomBurstBudget = Duration.milliseconds(100)
+    public static let roomBurstBudget = Duration.milliseconds(120)
 
     /// The burst budget for a link: none when the link is the limit, where
     /// faster than the estimate only fills the bottleneck's queue.

@@ -6,6 +6,12 @@ public struct VP8Depacketizer: Sendable {
 
     public init() {}
 
+    /// A padding-only packet (a sender's probe) took `sequenceNumber`: it
+    /// fills its place in the numbering and adds nothing to a frame.
+    public mutating func skipPadding(sequenceNumber: UInt16) {
+        assembly.skip(sequenceNumber: sequenceNumber)
+    }
+
     /// Frames dropped for growing past `FrameAssembly.maxFrameBytes`.
     public var oversizedFrames: Int { assembly.oversizedFrames }
 

@@ -14,6 +14,7 @@ public struct ReceiverFigures: Sendable, Equatable {
     public var plisSent = 0
     public var nacksSent = 0
     public var rembsSent = 0
+    public var transportFeedbackSent = 0
     public var srtpFailures = 0
     public var malformed = 0
     public var ssrc: UInt32 = 0

@@ -18,7 +18,8 @@ extension ScreenReceiver {
         sendRTCP(.genericNACK(GenericNACK(senderSSRC: ownSSRC, mediaSSRC: mediaSSRC, lostSequenceNumbers: lost)))
     }
 
-    /// RR with a report block for the current stream, and REMB with the
+    /// RR with a report block for the current stream, and, unless the
+    /// sender estimates from transport-wide feedback, REMB with the
     /// receiver's own estimate, in one compound packet. With no stream yet
     /// (nothing arrived, or nothing authenticated) an RR with no report block
     /// (RFC 3550 §6.4.2), as `rtpbin` sends: it tells the sender this
@@ -31,11 +32,22 @@ extension ScreenReceiver {
             return
         }
         let estimate = estimator.estimate(at: now, loss: block.lossRatio)
-        figures.rembsSent += 1
         var builder = RTCPCompoundBuilder()
         try? builder.add(ReceiverReport(ssrc: ownSSRC, reports: [block]))
-        try? builder.add(ReceiverEstimatedMaximumBitrate(senderSSRC: ownSSRC, bitrate: UInt64(estimate), ssrcs: [ssrc]))
+        if !(transportWide?.inUse(at: now) ?? false) {
+            figures.rembsSent += 1
+            try? builder.add(ReceiverEstimatedMaximumBitrate(senderSSRC: ownSSRC, bitrate: UInt64(estimate), ssrcs: [ssrc]))
+        }
         send(builder.bytes)
+    }
+
+    /// Transport-wide feedback for what arrived since the last (docs/behaviour.md §6.2).
+    func sendTransportFeedback() {
+        guard let ssrc = stream?.ssrc, let packets = transportWide?.feedback(mediaSSRC: ssrc) else { return }
+        for packet in packets {
+            figures.transportFeedbackSent += 1
+            sendRTCP(.transportFeedback(packet))
+        }
     }
 
     func sendGoodbye() {

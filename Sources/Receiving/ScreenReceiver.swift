@@ -9,7 +9,8 @@ import SRTP
 import Transport
 
 /// The project's own receiver: SRTP in, depacketize, decode with libavcodec,
-/// and the feedback a real receiver sends (RR, PLI, generic NACK, REMB).
+/// and the feedback a real receiver sends (RR, PLI, generic NACK, and
+/// transport-wide feedback when the sender stamps its numbers, REMB when not).
 /// It also reports `screenStalled` the way a call client's receiver would.
 public final class ScreenReceiver: @unchecked Sendable {
     // Safety: everything is touched only on the thread running `run`, except
@@ -27,6 +28,8 @@ public final class ScreenReceiver: @unchecked Sendable {
         public var quality: QualityMeter.Source?
         /// What the stream carries: H.264 (the default) or VP8.
         public var codec = ReceivedCodec.h264
+        /// The transport-wide sequence number's extension id; nil: none is read.
+        public var transportWide = TransportSequenceNumber(extensionID: TransportSequenceNumber.defaultExtensionID)
         /// Where to write the last picture decoded, as a PNG, when the receiver stops.
         public var snapshotPath: String?
 
@@ -57,6 +60,7 @@ public final class ScreenReceiver: @unchecked Sendable {
     /// nor turns it on a spoofed address.
     private(set) var peer: SocketAddress?
     var estimator = ArrivalRateEstimator()
+    var transportWide: TransportWideReporter?
     private var decodedMeter = RateMeter()
     private var stall: ScreenStallDetector
     private var wedge: Wedge?
@@ -85,6 +89,8 @@ public final class ScreenReceiver: @unchecked Sendable {
         wedge = options.wedge.map(Wedge.init(mode:))
         quality = options.quality.map(QualityMeter.init(source:))
         snapshot = options.snapshotPath.map { _ in PictureSnapshot() }
+        let ssrc = ownSSRC
+        transportWide = options.transportWide.map { TransportWideReporter(sequence: $0, senderSSRC: ssrc) }
     }
 
     public var localAddress: SocketAddress { socket.localAddress }
@@ -105,6 +111,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 2048)
         var nextReport = clock.now + ScreenReceiver.reportInterval
         var nextStallCheck = clock.now + ScreenReceiver.stallCheckInterval
+        var nextTransportFeedback = clock.now + TransportWideReporter.interval
         while true {
             let (pending, stopping) = commandLock.withLock { () -> ([String], Bool) in
                 defer { commands.removeAll() }
@@ -121,6 +128,10 @@ public final class ScreenReceiver: @unchecked Sendable {
             if now >= nextReport {
                 tick(now: now)
                 nextReport = nextReport + ScreenReceiver.reportInterval
+            }
+            if now >= nextTransportFeedback {
+                sendTransportFeedback()
+                nextTransportFeedback = now + TransportWideReporter.interval
             }
             if let wedgeAfter = options.wedge.map({ _ in options.wedgeAfter }), wedge?.active == false,
                !wedgeEngaged, (now - started).inSeconds >= wedgeAfter {
@@ -224,6 +235,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         latch(from)
         figures.packets += 1
         estimator.packetArrived(bytes: length, at: now)
+        buffer.withUnsafeBytes { transportWide?.packetArrived(UnsafeRawBufferPointer(rebasing: $0[0..<length]), at: now) }
         let header = packet.header
         if stream?.ssrc != header.ssrc {
             beginStream(ssrc: header.ssrc, now: now)
@@ -246,6 +258,11 @@ public final class ScreenReceiver: @unchecked Sendable {
     private func depacketize(_ packets: [ReorderBuffer.Packet], now: Instant) {
         for p in packets {
             guard var current = stream, current.ssrc == p.header.ssrc else { return }
+            if p.header.padding && p.payloadRange.isEmpty {
+                current.depacketizer.skipPadding(sequenceNumber: p.header.sequenceNumber)
+                stream = current
+                continue
+            }
             let oversized = current.depacketizer.oversizedFrames
             let frame = p.bytes.withUnsafeBytes { raw in
                 current.depacketizer.push(UnsafeRawBufferPointer(rebasing: raw[p.payloadRange]), sequenceNumber: p.header.sequenceNumber,
@@ -341,7 +358,8 @@ public final class ScreenReceiver: @unchecked Sendable {
             ("framesSwallowed", .int(figures.framesSwallowed)), ("framesOversized", .int(figures.framesOversized)),
             ("width", .int(figures.width)), ("height", .int(figures.height)), ("decodedFps", .double(figures.decodedFPS)),
             ("keyframes", .int(figures.keyframes)), ("plisSent", .int(figures.plisSent)), ("nacksSent", .int(figures.nacksSent)),
-            ("rembsSent", .int(figures.rembsSent)), ("srtpFailures", .int(figures.srtpFailures)), ("malformed", .int(figures.malformed)),
+            ("rembsSent", .int(figures.rembsSent)), ("transportFeedbackSent", .int(figures.transportFeedbackSent)),
+            ("srtpFailures", .int(figures.srtpFailures)), ("malformed", .int(figures.malformed)),
             ("ssrc", .int(Int(figures.ssrc))), ("ssrcChanges", .int(figures.ssrcChanges)), ("bitrate", .int(figures.bitrate)),
             ("lostPackets", .int(figures.lostPackets)), ("stampedFrames", .int(figures.stampedFrames)),
         ]

@@ -14,6 +14,11 @@ struct StreamDepacketizer {
         }
     }
 
+    mutating func skipPadding(sequenceNumber: UInt16) {
+        h264?.skipPadding(sequenceNumber: sequenceNumber)
+        vp8?.skipPadding(sequenceNumber: sequenceNumber)
+    }
+
     /// Frames dropped for growing past the bound a frame may reach (docs/behaviour.md §6.2).
     var oversizedFrames: Int { h264?.oversizedFrames ?? vp8?.oversizedFrames ?? 0 }
 

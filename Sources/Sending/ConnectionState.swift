@@ -26,8 +26,9 @@ struct ConnectionState {
     static let stillRepeatInterval: Duration = .seconds(1)
     /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
     static let senderReportInterval: Duration = .seconds(1)
-    /// The encoder aims below the target: RTP, the send-time extension and
-    /// SRTP add about 3 %, retransmissions and x264's overshoot the rest.
+    /// The encoder aims below the target, which counts every header the link
+    /// carries (RTP, extensions, SRTP, UDP, IP): the rest is room for
+    /// retransmissions and x264's overshoot.
     static let encoderShare = 0.85
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
@@ -59,6 +60,8 @@ struct ConnectionState {
     var framesDroppedLate = 0
     /// Frames a policy let fall to hold its size on a short link.
     var framesSkippedForRate = 0
+    /// Frames not encoded because the pacer's queue was already long.
+    var framesHeldForLink = 0
     var framesEncoded = 0
     var framesSent = 0
     var stillRepeats = 0
@@ -91,6 +94,11 @@ struct ConnectionState {
     var rembsReceived = 0
     var transportFeedbackReceived = 0
     var receiverReports = 0
+    /// The last sender reports' NTP middle 32 bits and when they left, for
+    /// the round trip a receiver report's LSR and DLSR give.
+    var senderReportsSent: [(compact: UInt32, at: Instant)] = []
+    /// A receiver reports on an SR within a few seconds, or not at all.
+    static let senderReportsKept = 8
     /// The SSRC the receiver's latest report came from, and whether one from it covered our stream.
     var reporter: UInt32?
     var reporterHearsUs = false
@@ -171,6 +179,26 @@ struct ConnectionState {
         guard retransmissionMeter.rate(at: now) + Double(bytes * 8) <= budget else { return false }
         retransmissionMeter.record(bytes * 8, at: now)
         return true
+    }
+
+    /// The pacer's queue is held under this: past it new frames wait, since
+    /// frames queued behind seconds of others only add delay. A keyframe the
+    /// VBV allows (0.3 s of the target) leaves in 0.25 s at 1.2 × the target.
+    static let maxQueueDelay: Duration = .milliseconds(250)
+
+    /// A receiver asks a little after it sees a gap, and its NACK and the
+    /// answer take a round trip and the pacer's queue.
+    static let repairMargin: Duration = .milliseconds(100)
+
+    /// How long after a keyframe's last packet left a receiver's keyframe
+    /// request is still about that keyframe, given what waits in the pacer.
+    func repairWindow(queued: Duration) -> Duration {
+        bandwidth.roundTrip + queued + ConnectionState.repairMargin
+    }
+
+    /// The path, not the cap, sets the target.
+    func linkLimited(at now: Instant) -> Bool {
+        bandwidth.target(at: now).limit.isPath
     }
 
     func pacingRate(now: Instant) -> Int {

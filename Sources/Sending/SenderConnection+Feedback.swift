@@ -62,10 +62,10 @@ extension SenderConnection {
         switch packet {
         case .pictureLossIndication(let pli) where pli.mediaSSRC == ssrc || pli.mediaSSRC == 0:
             lock.withLock { state.plisReceived += 1 }
-            requestKeyframe(reason: "PLI")
+            receiverAskedForKeyframe(reason: "PLI")
         case .fullIntraRequest(let fir) where fir.entries.contains { $0.ssrc == ssrc }:
             lock.withLock { state.firsReceived += 1 }
-            requestKeyframe(reason: "FIR")
+            receiverAskedForKeyframe(reason: "FIR")
         case .genericNACK(let nack) where nack.mediaSSRC == ssrc:
             let lost = nack.lostSequenceNumbers
             var resent = 0
@@ -128,6 +128,12 @@ extension SenderConnection {
 
     private func receptionReported(_ block: ReceptionReport, now: Instant) {
         lock.withLock {
+            if let sent = state.senderReportsSent.last(where: { $0.compact == block.lastSR && block.lastSR != 0 }) {
+                // RFC 3550 §6.4.1: the time since that SR, less what the receiver held it.
+                let held = Duration.nanoseconds((Int64(block.delaySinceLastSR) * 1_000_000_000) >> 16)
+                let roundTrip = now - sent.at - held
+                if roundTrip > .zero { state.bandwidth.onRoundTripTime(roundTrip) }
+            }
             state.bandwidth.onReceiverReport(fractionLost: block.lossRatio, at: now)
             state.lastFractionLost = block.lossRatio
             state.receiverReports += 1
@@ -137,7 +143,13 @@ extension SenderConnection {
     // MARK: RTCP out
 
     func sendReport() {
-        let report = lock.withLock { state.senderReport(now: clock.now, ntpTime: NTPTime.now()) }
+        let report = lock.withLock { () -> SenderReport in
+            let now = clock.now
+            let report = state.senderReport(now: now, ntpTime: NTPTime.now())
+            state.senderReportsSent.append((UInt32(truncatingIfNeeded: report.ntpTime >> 16), now))
+            if state.senderReportsSent.count > ConnectionState.senderReportsKept { state.senderReportsSent.removeFirst() }
+            return report
+        }
         guard var bytes = try? report.marshal() else { return }
         sendRTCP(&bytes)
     }

@@ -69,6 +69,9 @@ extension SenderConnection {
     }
 
     package var stillRepeats: Int { lock.withLock { state.stillRepeats } }
+    /// How long what waits in the pacer takes to leave.
+    package var pacerDelay: Duration { queue.delay }
+    package var framesHeldForLink: Int { lock.withLock { state.framesHeldForLink } }
     package var keyframesMade: Int { lock.withLock { state.keyframesMade } }
 }
 
@@ -107,18 +110,17 @@ extension SenderConnection {
                     + "abandoned encoders \(state.abandonedEncoders)",
                 "frames: in \(state.framesIn) (and \(state.repeatsTaken) still-frame repeats), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
                     + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
-                    + "let fall for the rate \(state.framesSkippedForRate)",
+                    + "let fall for the rate \(state.framesSkippedForRate), held for the link \(state.framesHeldForLink)",
                 "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
-                    + "pacer drops \(queue.dropped), "
+                    + "pacer drops \(queue.dropped), queued \(Int(queue.delay.inMilliseconds)) ms, "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
-                    + "transport-cc \(state.transportFeedbackReceived), "
                     + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated), "
-                    + "from elsewhere \(state.feedbackFromElsewhere)",
+                    + "from elsewhere \(state.feedbackFromElsewhere), transport-cc \(state.transportFeedbackReceived)",
                 estimateLine,
                 "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
-                    + "coalesced \(state.gate.requestsCoalesced)",
+                    + "coalesced \(state.gate.requestsCoalesced) (left to a repair \(state.gate.requestsLeftToRepair))",
             ]
             if let e = state.encoderSettings {
                 lines.append("encoder: \(config.codec == .vp8 ? "libvpx VP8" : "x264 " + e.preset) \(e.width)×\(e.height) at \(e.fps) fps, \(e.bitrate / 1000) kbit/s, "

@@ -205,10 +205,25 @@ public final class SenderConnection: @unchecked Sendable {
         }
     }
 
+    /// A keyframe recovery or the call client asks for: always made, at most
+    /// one per 300 ms (docs/behaviour.md §7.4).
     public func requestKeyframe(reason: String) {
         lock.withLock {
             state.keyframesAsked += 1
-            state.gate.request(at: clock.now)
+            state.gate.request(at: clock.now, by: .recovery)
+            lock.broadcast()
+        }
+        output.log(.debug, "rtp", "\(config.displayName): keyframe asked for (\(reason))")
+    }
+
+    /// A keyframe the receiver asks for (PLI, FIR): left to the repair of
+    /// the keyframe in flight when one is, and a second apart while the link
+    /// is the limit (docs/behaviour.md §7.4).
+    func receiverAskedForKeyframe(reason: String) {
+        let queued = queue.delay
+        lock.withLock {
+            state.keyframesAsked += 1
+            state.gate.request(at: clock.now, by: .receiver, repairWindow: state.repairWindow(queued: queued))
             lock.broadcast()
         }
         output.log(.debug, "rtp", "\(config.displayName): keyframe asked for (\(reason))")
@@ -233,7 +248,9 @@ public final class SenderConnection: @unchecked Sendable {
                 // A keyframe from the last frame at most once a frame period:
                 // an encoder that gives nothing back is not called in a loop.
                 let framePeriod = Duration.nanoseconds(1_000_000_000 / Int64(max(1, state.share.fps)))
-                let keyframeDue = state.gate.isPending && state.gate.shouldEncodeKeyframe(at: now) && now - lastEncode >= framePeriod
+                let linkLimited = state.linkLimited(at: now)
+                let keyframeDue = state.gate.isPending && state.gate.shouldEncodeKeyframe(at: now, linkLimited: linkLimited)
+                    && now - lastEncode >= framePeriod
                 let repeatDue = now - lastEncode >= ConnectionState.stillRepeatInterval
                 if keyframeDue || repeatDue, let latest = latestFrame() {
                     surface = latest
@@ -242,7 +259,7 @@ public final class SenderConnection: @unchecked Sendable {
                     break
                 }
                 var wake = lastEncode + ConnectionState.stillRepeatInterval
-                if let k = state.gate.earliestKeyframe(), k < wake { wake = max(k, lastEncode + framePeriod, now) }
+                if let k = state.gate.earliestKeyframe(linkLimited: linkLimited), k < wake { wake = max(k, lastEncode + framePeriod, now) }
                 // Due, but no frame has been captured yet: the first capture wakes this thread.
                 if wake <= now { wake = now + ConnectionState.stillRepeatInterval }
                 lock.wait(until: wake)
@@ -254,14 +271,23 @@ public final class SenderConnection: @unchecked Sendable {
             }
             let now = clock.now
             let transceiver = state.transceiver
-            let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now)
+            let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: state.linkLimited(at: now))
             let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, codec: config.codec, now: now, levelLimit: config.levelLimit)
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
-            state.encodeBusySince = tooSoon ? nil : now
+            // docs/behaviour.md §7.5: a frame is held back, not queued behind
+            // seconds of others; the newest capture goes when the queue drains.
+            let held = !tooSoon && queue.delay > ConnectionState.maxQueueDelay
+            state.encodeBusySince = tooSoon || held ? nil : now
             if tooSoon { state.framesSkippedForRate += 1 }
+            if held { state.framesHeldForLink += 1 }
             lock.unlock()
             defer { pool.release(frame) }
             if tooSoon { continue }
+            if held {
+                // A repeat or keyframe from the last frame tries again a frame period on.
+                if isRepeat { lastEncode = now }
+                continue
+            }
 
             if !isRepeat && FrameLateness.isLate(captureTime: frame.captureTime, now: now) {
                 pool.countLateDrop()
@@ -419,6 +445,7 @@ public final class SenderConnection: @unchecked Sendable {
 
     /// The last packet of a frame left. Call with `lock` held.
     private func frameLeft(_ info: PacketInfo, at now: Instant) {
+        if info.keyframe { state.gate.keyframeSent(at: now) }
         state.glassToPacket.lastPacketSent(timestamp: info.timestamp, at: now)
         state.framesSent += 1
         state.sentMeter.record(at: now)

@@ -18,6 +18,8 @@ let help = CommandHelp(
         .init("srtp-profile", "aes|gcm", "AES_CM_128_HMAC_SHA1_80 or AEAD_AES_128_GCM", default: "aes"),
         .init("insecure-rtp", nil, "take plain RTP", default: "off"),
         .init("codec", "h264|vp8", "what the stream carries", default: "h264"),
+        .init("twcc-id", "N|off", "the transport-wide sequence number's extension id: transport-wide feedback for packets that carry it, "
+              + "and no REMB while they do", default: "5"),
         .init("duration", "SECONDS", "stop after this long", default: "until SIGINT, SIGTERM or stop on stdin"),
         .init("json", nil, "figures and events as JSON lines on stdout", default: "off: readable lines on stderr"),
         .init("log-level", "debug|info|warning|error", "how much is logged", default: "info"),
@@ -73,6 +75,16 @@ func readOptions() throws(ArgumentParser.Failure) -> (ScreenReceiver.Options, js
     if let c = a.string("codec") {
         guard let codec = ReceivedCodec(rawValue: c) else { throw .init("--codec must be h264 or vp8, not \"\(c)\"") }
         options.codec = codec
+    }
+    if let t = a.string("twcc-id") {
+        if t == "off" {
+            options.transportWide = nil
+        } else {
+            guard let id = UInt8(t), let sequence = TransportSequenceNumber(extensionID: id) else {
+                throw .init("--twcc-id must be an extension id from 1 to 14, or off, not \"\(t)\"")
+            }
+            options.transportWide = sequence
+        }
     }
     let level = a.string("log-level").flatMap(EventOutput.Level.init(name:)) ?? .info
     let json = a.flag("json")

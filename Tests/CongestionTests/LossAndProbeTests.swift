@@ -29,6 +29,15 @@ struct LossAndProbeTests {
         #expect(abs(estimator.bitrate - 1_744_200) < 1)
     }
 
+    @Test func lossRules_oneBackOffTakesNoMoreThanHalf_whateverDipsWhatIsSent() {
+        // 30 % loss reported while the sender, draining a keyframe, sent
+        // 300 kbit/s of its 1.6 Mbit/s: from half of 1.6, less the loss's
+        // 15 %, not from 300 kbit/s.
+        var estimator = LossBasedEstimator(bitrate: 1_600_000)
+        estimator.update(lossRatio: 0.3, sending: 300_000, at: .seconds(1))
+        #expect(abs(estimator.bitrate - 680_000) < 1)
+    }
+
     @Test func lossRules_growFastFarBelowWhereLossBegan() {
         // Loss began at 2 Mbit/s; after a deep back-off, 8 % a second until 90 % of it.
         var estimator = LossBasedEstimator(bitrate: 2_000_000)

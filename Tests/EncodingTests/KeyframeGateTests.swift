@@ -51,4 +51,52 @@ struct KeyframeGateTests {
         #expect(gate.requestsCoalesced == 3)
         #expect(!gate.isPending)
     }
+
+    @Test func receiversRequestWhileTheKeyframeIsInFlight_isLeftToItsRepair() {
+        // 1 s: an IDR is made; it is in the pacer until 1.25 s; the repair
+        // window is 250 ms. PLIs at 1.1 s (queued) and 1.4 s (being repaired)
+        // make nothing; a PLI at 1.6 s is a new loss: an IDR, at once.
+        var gate = KeyframeGate()
+        gate.keyframeEncoded(at: .seconds(1))
+        gate.request(at: .seconds(1.1), by: .receiver, repairWindow: .milliseconds(250))
+        gate.keyframeSent(at: .seconds(1.25))
+        gate.request(at: .seconds(1.4), by: .receiver, repairWindow: .milliseconds(250))
+        #expect(!gate.isPending)
+        #expect(gate.requestsLeftToRepair == 2 && gate.requestsCoalesced == 2)
+        gate.request(at: .seconds(1.6), by: .receiver, repairWindow: .milliseconds(250))
+        #expect(gate.shouldEncodeKeyframe(at: .seconds(1.6)))
+    }
+
+    @Test func recoveryGetsItsKeyframeEvenDuringARepair() {
+        var gate = KeyframeGate()
+        gate.keyframeEncoded(at: .seconds(1))
+        gate.request(at: .seconds(1.1), by: .recovery)
+        #expect(gate.isPending)
+        #expect(!gate.shouldEncodeKeyframe(at: .seconds(1.2), linkLimited: true))
+        #expect(gate.shouldEncodeKeyframe(at: .seconds(1.3), linkLimited: true))
+    }
+
+    @Test func whileTheLinkIsTheLimit_receiversKeyframesAreASecondApart() {
+        // 0 s an IDR, long since sent; a PLI at 0.5 s waits until 1 s while
+        // the link is the limit, and not at all when the cap is.
+        var gate = KeyframeGate()
+        gate.keyframeEncoded(at: .zero)
+        gate.keyframeSent(at: .seconds(0.05))
+        gate.request(at: .seconds(0.5), by: .receiver, repairWindow: .milliseconds(200))
+        #expect(gate.earliestKeyframe(linkLimited: true) == .seconds(1))
+        #expect(!gate.shouldEncodeKeyframe(at: .seconds(0.9), linkLimited: true))
+        #expect(gate.shouldEncodeKeyframe(at: .seconds(0.5), linkLimited: false))
+        // A recovery request joining it lifts the second's wait.
+        gate.request(at: .seconds(0.6), by: .recovery)
+        #expect(gate.shouldEncodeKeyframe(at: .seconds(0.6), linkLimited: true))
+    }
+
+    @Test func aKeyframeWhoseEndNeverLeft_stopsCountingAfterTwoSeconds() {
+        var gate = KeyframeGate()
+        gate.keyframeEncoded(at: .seconds(1))
+        gate.request(at: .seconds(2.9), by: .receiver, repairWindow: .milliseconds(200))
+        #expect(!gate.isPending)
+        gate.request(at: .seconds(3.1), by: .receiver, repairWindow: .milliseconds(200))
+        #expect(gate.isPending)
+    }
 }

@@ -33,6 +33,31 @@ import Testing
         #expect(!everything.contains(key.base64), "the key never appears in any output")
     }
 
+    @Test func transportWideFeedback_probesToTheCapWithinTwoSecondsOnLoopback() throws {
+        // docs/behaviour.md §7.7: the share starts at 300 kbit/s and probes
+        // up; on a link with room the target is the 4 Mbit/s cap by the
+        // second status line, and Balanced keeps 1920×1080. The receiver
+        // answers with transport-wide feedback and no REMB.
+        let key = try makeKeyFile()
+        let (receiver, address) = try ManagedProcess.receiver(key: key.path, seconds: 10)
+        let sender = try ManagedProcess("screenshare", ["share", "--source", "synthetic", "--scenario", "motion", "--size", "1920x1080",
+                                                        "--to", address, "--srtp-key-file", key.path, "--twcc-id", "5",
+                                                        "--duration", "6", "--json"])
+        #expect(sender.waitForExit(timeout: 20) == 0)
+        Thread.sleep(forTimeInterval: 1.5)
+        receiver.send("stop")
+        #expect(receiver.waitForExit(timeout: 5) == 0)
+        let statuses = sender.events("status")
+        #expect(statuses.prefix(2).contains { $0["targetBitrate"] as? Int == 4_000_000 },
+                "targets \(statuses.map { $0["targetBitrate"] as? Int ?? 0 })")
+        #expect(statuses.last?["feedback"] as? String == "transportWide")
+        #expect(statuses.last?["width"] as? Int == 1920)
+        let figures = try #require(receiver.events("figures").last)
+        #expect((figures["transportFeedbackSent"] as? Int ?? 0) > 50)
+        #expect(figures["rembsSent"] as? Int == 0)
+        #expect(figures["width"] as? Int == 1920)
+    }
+
     @Test func aWrongKeyIsRefusedAndCounted() throws {
         let key = try makeKeyFile()
         let other = try makeKeyFile()

@@ -21,6 +21,32 @@ struct H264DepacketizerTests {
         return [0, 0, 0, 1] + sps + [0, 0, 0, 1] + pps + [0, 0, 0, 1] + sei + [0, 0, 0, 1] + idr
     }
 
+    @Test func paddingBetweenFrames_fillsTheNumbering_andBreaksNoFrame() {
+        // Frame at 9000 (seq 100…), three padding packets, frame at 12000: both
+        // whole. Without the padding's numbers the second would follow a gap.
+        var depacketizer = H264Depacketizer()
+        var sequence: UInt16 = 100
+        var frames: [DepacketizedFrame] = []
+        for packet in Self.packetize(Self.randomAccessUnit(size: 3000)) {
+            if let f = depacketizer.push(packet.payload, sequenceNumber: sequence, timestamp: 9000, marker: packet.marker) { frames.append(f) }
+            sequence &+= 1
+        }
+        for _ in 0..<3 {
+            depacketizer.skipPadding(sequenceNumber: sequence)
+            sequence &+= 1
+        }
+        for packet in Self.packetize(Self.randomAccessUnit(size: 3000)) {
+            if let f = depacketizer.push(packet.payload, sequenceNumber: sequence, timestamp: 12000, marker: packet.marker) { frames.append(f) }
+            sequence &+= 1
+        }
+        #expect(frames.map(\.isComplete) == [true, true])
+        // A padding packet lost before the next frame is still a gap.
+        depacketizer.skipPadding(sequenceNumber: sequence &+ 1)
+        let after = Self.packetize(Self.randomAccessUnit(size: 100))
+        let last = depacketizer.push(after[0].payload, sequenceNumber: sequence &+ 2, timestamp: 15000, marker: true)
+        #expect(last?.isComplete == false)
+    }
+
     @Test func largeRandomAccessUnit_roundTrips() {
         let au = Self.randomAccessUnit(size: 200_000)
         let packets = Self.packetize(au)

@@ -77,4 +77,61 @@ import Testing
         #expect(resent > 10, "only \(resent) retransmissions in 6 s of 3 % loss")
         #expect(packets.contains { $0.padding }, "no probe padding was sent")
     }
+
+    @Test func pliStormDuringAKeyframesRepair_makesNoSecondIDR() throws {
+        // A 1.5 Mbit/s link losing 2 %: a PLI at 3 s brings an IDR, which
+        // takes a quarter second to leave the pacer and then is repaired by
+        // NACK within a round trip. PLIs 50, 150 and 250 ms after it (a
+        // receiver repeating itself) make no second IDR; one 2 s later does. (Motion: no size
+        // change, so no keyframe of its own.)
+        let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, policy: .motion, link: Self.uplink(loss: 0.02),
+                                       feedback: .transportWide, transportWide: true)
+        defer { share.stop() }
+        let peer = try #require(share.peer)
+        share.run(for: .seconds(3))
+        let before = share.connection.keyframesMade
+        peer.sendPLI(ssrc: share.connection.ssrc)
+        var waited = 0
+        while share.connection.keyframesMade == before && waited < 110 {
+            share.run(for: .milliseconds(10))
+            waited += 1
+        }
+        #expect(share.connection.keyframesMade == before + 1, "the PLI brought no IDR within 1.1 s")
+        for gap in [50, 100, 100] {
+            share.run(for: .milliseconds(Int64(gap)))
+            peer.sendPLI(ssrc: share.connection.ssrc)
+        }
+        share.run(for: .milliseconds(1750))
+        #expect(share.connection.keyframesMade == before + 1, "the storm made \(share.connection.keyframesMade - before - 1) more")
+        peer.sendPLI(ssrc: share.connection.ssrc)
+        share.run(for: .milliseconds(1100))
+        #expect(share.connection.keyframesMade == before + 2, "a PLI after the repair brought no IDR")
+        let keyframes = share.connection.diagnosticLines.first { $0.hasPrefix("keyframes") } ?? ""
+        #expect(keyframes.contains("left to a repair 3"), "\(keyframes)")
+    }
+
+    @Test func linkStepDown_pacerHoldsFramesRatherThanQueueSeconds() throws {
+        // 0–4 s: a 3 Mbit/s link; from 4 s: 600 kbit/s, and at 4.2 s recovery
+        // asks for a keyframe, sized for the 3 Mbit/s the estimate still says.
+        // The target follows within 2 s; while that keyframe drains at the
+        // new rate (about a second), new frames wait rather than queue behind
+        // it, and by 6 s the pacer holds under a quarter second again.
+        let steps = [SimulatedLink.RateStep(at: Instant.seconds(104), bitsPerSecond: 600_000)]
+        let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
+                                 seed: 5, steps: steps)
+        let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: link, feedback: .transportWide, transportWide: true)
+        defer { share.stop() }
+        var samples: [(at: Double, target: Int, queued: Duration)] = []
+        for tick in 0..<160 {
+            if tick == 84 { share.connection.requestKeyframe(reason: "recovery") }
+            share.run(for: .milliseconds(50))
+            samples.append((share.elapsed, share.connection.status(capturedFPS: 30, watchdog: "watching").targetBitrate,
+                            share.connection.pacerDelay))
+        }
+        let trace = samples.map { "\(Int($0.at * 10) / 10):\($0.target / 1000)/\(Int($0.queued.inMilliseconds))" }.joined(separator: " ")
+        #expect(samples.filter { $0.at >= 6 }.allSatisfy { $0.target <= 660_000 }, "\(trace)")
+        #expect(share.connection.framesHeldForLink > 0)
+        #expect(samples.filter { $0.at >= 6 }.allSatisfy { $0.queued <= .milliseconds(250) }, "\(trace)")
+        #expect(samples.allSatisfy { $0.queued <= .milliseconds(1300) }, "\(trace)")
+    }
 }

@@ -138,7 +138,7 @@ final class SimulatedPeer: @unchecked Sendable {
         let now = clock.now
         // abs-send-time is 24 bits of 2^-18 s: it left this long before now.
         let behind = (AbsoluteSendTime.value(at: now) &- sent) & 0xFF_FFFF
-        let sendTime = now - .nanoseconds(Int64(behind) * 1_000_000_000 >> 18)
+        let sendTime = now - .nanoseconds((Int64(behind) * 1_000_000_000) >> 18)
         let arrival = link.send(size: bytes.count + Self.datagramOverhead, at: sendTime)
         let ssrc = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self).bigEndian }
         let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
