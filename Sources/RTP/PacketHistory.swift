@@ -1,3 +1,5 @@
+import Media
+
 /// The last packets sent, by sequence number, to answer generic NACKs.
 ///
 /// It stores plain RTP, not SRTP: a retransmission goes through
@@ -16,6 +18,20 @@ public struct PacketHistory: Sendable {
         var length = 0
         var sequenceNumber: UInt16 = 0
         var occupied = false
+        /// When it last left, first or resent.
+        var lastSent = Instant.zero
+    }
+
+    /// What a NACK for one number finds.
+    public enum Fate: Equatable, Sendable {
+        /// Never sent, or overwritten: nothing to resend, and nothing known lost.
+        case unknown
+        /// Left less than a round trip ago: it may still be on its way (a
+        /// receiver that asks for the packet it expects next does), so it is
+        /// neither resent nor counted as lost.
+        case inFlight
+        /// Left long enough ago to be lost.
+        case overdue
     }
 
     public let maxPacketSize: Int
@@ -32,38 +48,40 @@ public struct PacketHistory: Sendable {
     /// Keeps a copy of `packet`, replacing the one `capacity` sequence numbers
     /// older. Packets larger than `maxPacketSize` are not kept (returns false).
     @discardableResult
-    public mutating func store(_ packet: UnsafeRawBufferPointer, sequenceNumber: UInt16) -> Bool {
+    public mutating func store(_ packet: UnsafeRawBufferPointer, sequenceNumber: UInt16, at time: Instant = .zero) -> Bool {
         guard packet.count <= maxPacketSize else { return false }
         let index = Int(sequenceNumber) % slots.count
         slots[index].bytes.withUnsafeMutableBytes { $0.copyMemory(from: packet) }
         slots[index].length = packet.count
         slots[index].sequenceNumber = sequenceNumber
+        slots[index].lastSent = time
         slots[index].occupied = true
         return true
     }
 
     @discardableResult
-    public mutating func store(_ packet: [UInt8], sequenceNumber: UInt16) -> Bool {
-        packet.withUnsafeBytes { store($0, sequenceNumber: sequenceNumber) }
+    public mutating func store(_ packet: [UInt8], sequenceNumber: UInt16, at time: Instant = .zero) -> Bool {
+        packet.withUnsafeBytes { store($0, sequenceNumber: sequenceNumber, at: time) }
     }
 
-    /// Calls `body` with the stored packet, or returns nil when it was never
-    /// stored or has been overwritten.
-    public func withPacket<Result>(
-        sequenceNumber: UInt16, _ body: (UnsafeRawBufferPointer) throws -> Result
-    ) rethrows -> Result? {
+    /// What became of the packet a NACK asks for (libwebrtc's rule: not
+    /// resent within a round trip of its last send).
+    public func fate(of sequenceNumber: UInt16, at now: Instant, roundTrip: Duration) -> Fate {
         let slot = slots[Int(sequenceNumber) % slots.count]
-        guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return nil }
-        return try slot.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<slot.length])) }
+        guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return .unknown }
+        return now - slot.lastSent < roundTrip ? .inFlight : .overdue
+    }
+
+    /// The stored bytes, to be resent now; a repeated NACK within the round trip then finds it in flight.
+    public mutating func takeForResend(sequenceNumber: UInt16, at now: Instant) -> [UInt8]? {
+        let index = Int(sequenceNumber) % slots.count
+        guard slots[index].occupied, slots[index].sequenceNumber == sequenceNumber else { return nil }
+        slots[index].lastSent = now
+        return Array(slots[index].bytes[0..<slots[index].length])
     }
 
     /// Forgets every packet (a new SSRC's numbers start again).
     public mutating func clear() {
         for i in slots.indices { slots[i].occupied = false }
-    }
-
-    /// A copy of the stored packet, for callers off the hot path.
-    public func packet(sequenceNumber: UInt16) -> [UInt8]? {
-        withPacket(sequenceNumber: sequenceNumber) { Array($0) }
     }
 }

@@ -67,32 +67,7 @@ extension SenderConnection {
             lock.withLock { state.firsReceived += 1 }
             receiverAskedForKeyframe(reason: "FIR")
         case .genericNACK(let nack) where nack.mediaSSRC == ssrc:
-            let lost = nack.lostSequenceNumbers
-            var resent = 0
-            var refused = 0
-            for sequence in lost {
-                guard lock.withLock({ state.mayRetransmit(bytes: PacketQueue.slotSize, at: now) }) else {
-                    refused += 1
-                    continue
-                }
-                if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
-                    let info = PacketInfo(ssrc: ssrc, sequence: sequence, timestamp: 0, marker: false, keyframe: false,
-                                          kind: .retransmission, payloadLength: 0)
-                    _ = packet.withUnsafeBytes { bytes in
-                        queue.pushFirst(info) { slot in
-                            slot.copyMemory(from: bytes)
-                            return bytes.count
-                        }
-                    }
-                    resent += 1
-                }
-            }
-            lock.withLock {
-                state.nacksReceived += 1
-                state.retransmissions += resent
-                state.retransmissionsRefused += refused
-                state.bandwidth.onNack(sequenceNumbers: lost, at: now)
-            }
+            answer(nack, now: now)
         case .receiverReport(let rr):
             reportArrived(from: rr.ssrc, covering: rr.reports.contains { $0.ssrc == ssrc })
             for block in rr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
@@ -126,13 +101,57 @@ extension SenderConnection {
         }
     }
 
+    /// Resends what a NACK asks for from the history, within the
+    /// retransmissions' share of the target. A number not sent yet, or sent
+    /// less than a round trip ago, is still on its way (rtpbin asks for the
+    /// packet it expects next before it is due): it is neither resent nor
+    /// counted as lost.
+    private func answer(_ nack: GenericNACK, now: Instant) {
+        let roundTrip = lock.withLock { state.reportedRoundTrip ?? .zero }
+        var overdue: [UInt16] = []
+        var resent = 0
+        var refused = 0
+        var early = 0
+        for sequence in nack.lostSequenceNumbers {
+            guard history.withLock({ $0.fate(of: sequence, at: now, roundTrip: roundTrip) }) == .overdue else {
+                early += 1
+                continue
+            }
+            overdue.append(sequence)
+            guard lock.withLock({ state.mayRetransmit(bytes: PacketQueue.slotSize, at: now) }) else {
+                refused += 1
+                continue
+            }
+            guard let packet = history.withLock({ $0.takeForResend(sequenceNumber: sequence, at: now) }) else { continue }
+            let info = PacketInfo(ssrc: nack.mediaSSRC, sequence: sequence, timestamp: 0, marker: false, keyframe: false,
+                                  kind: .retransmission, payloadLength: 0)
+            _ = packet.withUnsafeBytes { bytes in
+                queue.pushFirst(info) { slot in
+                    slot.copyMemory(from: bytes)
+                    return bytes.count
+                }
+            }
+            resent += 1
+        }
+        lock.withLock {
+            state.nacksReceived += 1
+            state.retransmissions += resent
+            state.retransmissionsRefused += refused
+            state.nackedInFlight += early
+            state.bandwidth.onNack(sequenceNumbers: overdue, at: now)
+        }
+    }
+
     private func receptionReported(_ block: ReceptionReport, now: Instant) {
         lock.withLock {
             if let sent = state.senderReportsSent.last(where: { $0.compact == block.lastSR && block.lastSR != 0 }) {
                 // RFC 3550 §6.4.1: the time since that SR, less what the receiver held it.
                 let held = Duration.nanoseconds((Int64(block.delaySinceLastSR) * 1_000_000_000) >> 16)
                 let roundTrip = now - sent.at - held
-                if roundTrip > .zero { state.bandwidth.onRoundTripTime(roundTrip) }
+                if roundTrip > .zero {
+                    state.bandwidth.onRoundTripTime(roundTrip)
+                    state.reportedRoundTrip = roundTrip
+                }
             }
             state.bandwidth.onReceiverReport(fractionLost: block.lossRatio, at: now)
             state.lastFractionLost = block.lossRatio

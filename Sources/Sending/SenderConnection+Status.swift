@@ -111,7 +111,8 @@ extension SenderConnection {
                 "frames: in \(state.framesIn) (and \(state.repeatsTaken) still-frame repeats), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
                     + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
                     + "let fall for the rate \(state.framesSkippedForRate), held for the link \(state.framesHeldForLink)",
-                "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
+                "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused), "
+                    + "asked for while in flight \(state.nackedInFlight)), "
                     + "pacer drops \(queue.dropped), queued \(Int(queue.delay.inMilliseconds)) ms, "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "

@@ -410,7 +410,7 @@ public final class SenderConnection: @unchecked Sendable {
             buffer.withUnsafeMutableBytes { bytes in
                 let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
                 config.headerExtensions.stamp(packet, at: stamped, transportSequenceNumber: transportSequence)
-                history.withLock { _ = $0.store(UnsafeRawBufferPointer(packet), sequenceNumber: info.sequence) }
+                history.withLock { _ = $0.store(UnsafeRawBufferPointer(packet), sequenceNumber: info.sequence, at: stamped) }
             }
         }
         var wireLength = length

@@ -1,5 +1,14 @@
+import Media
 import Testing
 @testable import RTP
+
+extension PacketHistory {
+    /// What a resend of it would send, leaving this history as it was.
+    func packet(sequenceNumber: UInt16) -> [UInt8]? {
+        var copy = self
+        return copy.takeForResend(sequenceNumber: sequenceNumber, at: .zero)
+    }
+}
 
 struct PacketHistoryTests {
     @Test func lookup_findsStoredPacket() {
@@ -32,5 +41,18 @@ struct PacketHistoryTests {
         let stored = history.store([UInt8](repeating: 0, count: 11), sequenceNumber: 1)
         #expect(!stored)
         #expect(history.packet(sequenceNumber: 1) == nil)
+    }
+
+    @Test func nackWithinARoundTripOfTheSend_findsItInFlight_thenOverdue_andOnceResentInFlightAgain() {
+        // Sent at 1 s; the round trip is 100 ms. A NACK at 1.05 s (a receiver
+        // asking for what it expects next) finds it on its way; at 1.2 s it is
+        // overdue and resent; a repeated NACK at 1.25 s finds the resend on its way.
+        var history = PacketHistory(capacity: 8)
+        history.store([9, 9], sequenceNumber: 7, at: .seconds(1))
+        #expect(history.fate(of: 7, at: .seconds(1.05), roundTrip: .milliseconds(100)) == .inFlight)
+        #expect(history.fate(of: 8, at: .seconds(1.05), roundTrip: .milliseconds(100)) == .unknown)
+        #expect(history.fate(of: 7, at: .seconds(1.2), roundTrip: .milliseconds(100)) == .overdue)
+        #expect(history.takeForResend(sequenceNumber: 7, at: .seconds(1.2)) == [9, 9])
+        #expect(history.fate(of: 7, at: .seconds(1.25), roundTrip: .milliseconds(100)) == .inFlight)
     }
 }
