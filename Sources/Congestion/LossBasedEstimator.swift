@@ -4,7 +4,7 @@ import Media
 /// (transport-wide feedback, a receiver report's fraction lost, NACKs).
 ///
 /// The rules are the classic send-side ones: above 10 % the path is overrun,
-/// so back off in proportion to the loss; below 2 % there is room, so grow;
+/// so back off to what got through; below 2 % there is room, so grow;
 /// in between the path is full, so hold at what it delivers. Growth is
 /// bounded by what is really being sent, so an idle sender's estimate does
 /// not climb on capacity it never tried.
@@ -26,15 +26,17 @@ public struct LossBasedEstimator: Sendable {
     static let sendingHeadroom = 1.5
     static let sendingHeadroomFloor = 10_000.0
     static let maxIncreaseInterval: Duration = .seconds(1)
-    /// One back-off starts from no lower than this share of the estimate:
-    /// what is sent can dip for a moment (a keyframe draining, a burst of
-    /// PLIs), and backing off from that dip collapsed a 1.7 Mbit/s estimate
-    /// to 150 kbit/s in one report.
+    /// One back-off starts from, and lands on, no lower than this share of
+    /// the estimate: what is sent can dip for a moment (a keyframe draining,
+    /// a burst of PLIs), and a receiver can ask for packets that were only
+    /// late; backing off from such a dip collapsed a 1.7 Mbit/s estimate to
+    /// 150 kbit/s in one report.
     static let backOffFloor = 0.5
 
     public private(set) var bitrate: Double
     public private(set) var lastLossRatio: Double?
-    /// What was being sent the last time loss was above `lowLoss`.
+    /// Where loss was last seen: what got through at high loss, what was
+    /// being sent at moderate loss.
     private var lossOnset: Double?
     private var lastUpdate: Instant?
     private var lastDecrease: Instant?
@@ -54,7 +56,11 @@ public struct LossBasedEstimator: Sendable {
         if loss > Self.highLoss {
             if let lastDecrease, now - lastDecrease < Self.decreaseInterval { return }
             lastDecrease = now
-            bitrate = max(min(bitrate, sending), Self.backOffFloor * bitrate) * (1 - 0.5 * loss)
+            // What got through: a tail-drop bottleneck overrun loses 1 − link/sent, so this lands on
+            // the link in one step, where backing off by half the loss took five on a 1.5 Mbit/s uplink.
+            bitrate = max(max(min(bitrate, sending), Self.backOffFloor * bitrate) * (1 - loss), Self.backOffFloor * bitrate)
+            // Where the path ran out is what got through, not the rate that overran it.
+            if !applicationLimited { lossOnset = bitrate }
         } else if loss >= Self.lowLoss {
             if applicationLimited { return }
             bitrate = min(bitrate, sending * (1 - loss))

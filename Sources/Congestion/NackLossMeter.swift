@@ -4,71 +4,95 @@ import Media
 /// losing 5 %, whether or not it sends receiver reports (a receiver under
 /// heavy loss may send none for many seconds).
 ///
-/// Each sequence number counts once however often it is asked for;
-/// keyframe requests add nothing, since they follow loss already counted.
+/// Loss is counted by sequence number against the packets it is about, not
+/// against those sent while the NACKs came: behind a full bottleneck queue
+/// a NACK comes back a few hundred milliseconds after its packet left, and
+/// counting by arrival window read a 50 % overrun as 20 %. Each number
+/// counts once however often it is asked for; keyframe requests add
+/// nothing, since they follow loss already counted.
 public struct NackLossMeter: Sendable {
-    /// Several round trips, so a NACK that comes a round trip after its
-    /// loss still falls in the window of the packets it is about.
-    public static let window: Duration = .seconds(1)
+    /// A window of packets is judged once it spans this long: an overrun
+    /// is answered within a few hundred milliseconds of its NACKs.
+    public static let window: Duration = .milliseconds(250)
     /// Fewer packets sent than this in the window say too little.
     static let minimumPackets = 20
-    /// A number asked for again within this is the same loss; after it the
-    /// 16-bit sequence may have come round.
-    static let memory: Duration = .seconds(10)
-    /// Bounds what a receiver can make the meter remember.
-    static let maxRemembered = 4096
+    /// Packets remembered: over ten seconds at 1.5 Mbit/s, and a bound on
+    /// what a receiver's NACKs can make the meter hold.
+    static let capacity = 4096
 
-    private var sent = 0
-    private var nacked = 0
+    private struct Sent: Sendable {
+        var sequenceNumber: UInt16
+        var at: Instant
+        var lost = false
+    }
+
+    private var sent = [Sent?](repeating: nil, count: NackLossMeter.capacity)
+    private var newest: UInt16?
+    /// The first packet of the window not judged yet.
+    private var windowFirst: UInt16?
     /// Whether the receiver has ever NACKed: only then is a window without
     /// NACKs a window without loss.
     public private(set) var receiverNacks = false
-    private var windowStart: Instant?
-    private var remembered: Set<UInt16> = []
-    private var order: [(sequenceNumber: UInt16, at: Instant)] = []
 
     public init() {}
 
-    public mutating func recordSent(at now: Instant) {
-        if windowStart == nil { windowStart = now }
-        sent += 1
+    public mutating func recordSent(sequenceNumber: UInt16, at now: Instant) {
+        sent[Self.slot(sequenceNumber)] = Sent(sequenceNumber: sequenceNumber, at: now)
+        newest = sequenceNumber
+        if windowFirst == nil { windowFirst = sequenceNumber }
     }
 
-    /// Records the numbers one NACK asks for; returns how many were new.
+    /// Records the numbers one NACK asks for; returns how many were new
+    /// losses of packets still remembered.
     @discardableResult
-    public mutating func recordNack(_ sequenceNumbers: [UInt16], at now: Instant) -> Int {
-        forget(before: now - Self.memory)
+    public mutating func recordNack(_ sequenceNumbers: [UInt16]) -> Int {
         receiverNacks = true
         var fresh = 0
-        for number in sequenceNumbers where !remembered.contains(number) {
-            remembered.insert(number)
-            order.append((number, now))
+        for number in sequenceNumbers {
+            let index = Self.slot(number)
+            guard let packet = sent[index], packet.sequenceNumber == number, !packet.lost else { continue }
+            sent[index]?.lost = true
             fresh += 1
         }
-        if order.count > Self.maxRemembered {
-            for old in order.prefix(order.count - Self.maxRemembered) { remembered.remove(old.sequenceNumber) }
-            order.removeFirst(order.count - Self.maxRemembered)
-        }
-        nacked += fresh
         return fresh
     }
 
-    private mutating func forget(before time: Instant) {
-        let stale = order.prefix { $0.at < time }
-        for old in stale { remembered.remove(old.sequenceNumber) }
-        order.removeFirst(stale.count)
+    /// The rate was just lowered: only packets sent from now on tell of the new one.
+    public mutating func restart() {
+        windowFirst = newest.map { $0 &+ 1 }
     }
 
-    /// Lost over sent since the last ratio taken, once a window has passed
-    /// and enough was sent; then counting starts again. Windows do not
-    /// overlap, so a back-off is never judged on loss from before it.
-    public mutating func takeLossRatio(at now: Instant) -> Double? {
-        guard let start = windowStart, now - start >= Self.window, sent >= Self.minimumPackets else { return nil }
-        defer {
-            sent = 0
-            nacked = 0
-            windowStart = now
+    /// Lost over sent for the next window of packets, once it spans `window`
+    /// and enough were sent, counting only packets sent `settle` ago or
+    /// earlier (their NACKs have had time to come); then the next window
+    /// starts. Windows do not overlap.
+    public mutating func takeLossRatio(at now: Instant, settle: Duration) -> Double? {
+        guard var number = windowFirst, let newest else { return nil }
+        // Packets older than the memory are gone: judge from the oldest kept.
+        if newest &- number >= UInt16(Self.capacity) { number = newest &- UInt16(Self.capacity - 1) }
+        let judged = now - settle
+        var count = 0
+        var lost = 0
+        var firstAt: Instant?
+        var lastAt: Instant?
+        var next = number
+        while true {
+            // A number not sent as media (a probe's padding) is no packet of the window.
+            if let packet = sent[Self.slot(number)], packet.sequenceNumber == number {
+                guard packet.at <= judged else { break }
+                firstAt = firstAt ?? packet.at
+                lastAt = packet.at
+                count += 1
+                if packet.lost { lost += 1 }
+            }
+            next = number &+ 1
+            if number == newest { break }
+            number = next
         }
-        return min(1, Double(nacked) / Double(sent))
+        guard let firstAt, let lastAt, lastAt - firstAt >= Self.window, count >= Self.minimumPackets else { return nil }
+        windowFirst = next
+        return Double(lost) / Double(count)
     }
+
+    private static func slot(_ number: UInt16) -> Int { Int(number) % capacity }
 }

@@ -68,6 +68,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     static let lossWindow: Duration = .seconds(1)
     /// Until feedback says otherwise.
     static let assumedRoundTrip: Duration = .milliseconds(100)
+    /// How long after a packet leaves its NACK may still come: a round trip,
+    /// and this for what the bottleneck has queued ahead of the packet after
+    /// it, whose arrival shows the gap (a tbf's latency, a router's buffer).
+    static let overrunDrain: Duration = .milliseconds(250)
     /// The estimate rising this much since the last probe (far from any
     /// known ceiling, so by multiplicative steps) means the path has room
     /// the rate control would take many seconds to find: probe it.
@@ -105,6 +109,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     public private(set) var roundTrip = SendSideBandwidthEstimator.assumedRoundTrip
     private var transportLoss = (lost: 0, total: 0, since: Instant?.none)
     private var transportFeedbackHeard = false
+    private var lastReceiverReport: Instant?
+    private var lastLossBackOff: Instant?
     /// The last cluster handed out, until its own result comes.
     private var lastProbe: (cluster: Int, started: Instant, answered: Bool)?
     /// The lowest delay-based estimate since the last probe.
@@ -136,8 +142,11 @@ public struct SendSideBandwidthEstimator: Sendable {
     // MARK: What the sender does
 
     /// Records a packet as it leaves; returns the transport-wide sequence
-    /// number to stamp in it.
-    public mutating func onPacketSent(size: Int, at now: Instant, kind: SentPacketLog.Kind = .media) -> UInt16 {
+    /// number to stamp in it. `sequenceNumber`, the RTP one, is what NACKs
+    /// will name if it is lost.
+    public mutating func onPacketSent(
+        size: Int, at now: Instant, kind: SentPacketLog.Kind = .media, sequenceNumber: UInt16? = nil
+    ) -> UInt16 {
         if firstPacketSent == nil { firstPacketSent = now }
         if feedbackKind == .transportWide, !transportFeedbackHeard, let first = firstPacketSent,
            now - first >= Self.transportFeedbackTimeout {
@@ -146,7 +155,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         switch kind {
         case .media, .retransmission:
             countSent(size: size, at: now)
-            if kind == .media { nackLoss.recordSent(at: now) }
+            if kind == .media, let sequenceNumber { nackLoss.recordSent(sequenceNumber: sequenceNumber, at: now) }
         case .padding, .probe:
             break
         }
@@ -232,13 +241,21 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// `fractionLost` as a receiver report block carries it, 0…1.
     public mutating func onReceiverReport(fractionLost: Double, at now: Instant) {
         feedbackHeard = true
+        defer { lastReceiverReport = now }
+        // A report's loss covers the time since the one before, seconds apart
+        // under loss: if the rate was lowered in that time, the loss is that
+        // of the rate before, already answered.
+        if fractionLost >= LossBasedEstimator.lowLoss, let backOff = lastLossBackOff,
+           lastReceiverReport.map({ backOff > $0 }) ?? true {
+            return
+        }
         updateLossFromReports(at: now, reported: fractionLost)
     }
 
     /// The sequence numbers one NACK asks for.
     public mutating func onNack(sequenceNumbers: [UInt16], at now: Instant) {
         feedbackHeard = true
-        nackLoss.recordNack(sequenceNumbers, at: now)
+        nackLoss.recordNack(sequenceNumbers)
         updateLossFromReports(at: now)
     }
 
@@ -330,11 +347,16 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// report and each window is taken once.
     private mutating func updateLossFromReports(at now: Instant, reported: Double? = nil) {
         guard feedbackKind == .receiverReports else { return }
-        let nacked = nackLoss.takeLossRatio(at: now)
+        let nacked = nackLoss.takeLossRatio(at: now, settle: roundTrip + Self.overrunDrain)
         guard reported != nil || nacked != nil else { return }
         _ = applicationLimit.update(estimate: Double(target(at: now).bitrate) * applicationShare, at: now)
+        let before = lossBased.bitrate
         lossBased.update(
             lossRatio: max(reported ?? 0, nacked ?? 0), sending: sending.rate(at: now) * 8,
             applicationLimited: applicationLimit.isLimited, at: now)
+        if lossBased.bitrate < before {
+            nackLoss.restart()
+            lastLossBackOff = now
+        }
     }
 }

@@ -18,7 +18,8 @@ public struct PacketHistory: Sendable {
         var length = 0
         var sequenceNumber: UInt16 = 0
         var occupied = false
-        /// When it last left, first or resent.
+        /// When it first left, and when it last left (first or resent).
+        var firstSent = Instant.zero
         var lastSent = Instant.zero
     }
 
@@ -26,9 +27,11 @@ public struct PacketHistory: Sendable {
     public enum Fate: Equatable, Sendable {
         /// Never sent, or overwritten: nothing to resend, and nothing known lost.
         case unknown
-        /// Left less than a round trip ago: it may still be on its way (a
-        /// receiver that asks for the packet it expects next does), so it is
-        /// neither resent nor counted as lost.
+        /// It may still be on its way, so it is neither resent nor counted as
+        /// lost: no later packet can have reached the receiver yet (one that
+        /// asks for the packet it expects next, as rtpbin does while a
+        /// keyframe is paced out, is guessing), or it was resent less than a
+        /// round trip ago.
         case inFlight
         /// Left long enough ago to be lost.
         case overdue
@@ -54,6 +57,7 @@ public struct PacketHistory: Sendable {
         slots[index].bytes.withUnsafeMutableBytes { $0.copyMemory(from: packet) }
         slots[index].length = packet.count
         slots[index].sequenceNumber = sequenceNumber
+        slots[index].firstSent = time
         slots[index].lastSent = time
         slots[index].occupied = true
         return true
@@ -64,11 +68,15 @@ public struct PacketHistory: Sendable {
         packet.withUnsafeBytes { store($0, sequenceNumber: sequenceNumber, at: time) }
     }
 
-    /// What became of the packet a NACK asks for (libwebrtc's rule: not
-    /// resent within a round trip of its last send).
+    /// What became of the packet a NACK asks for. A receiver knows a packet
+    /// is missing once a later one has arrived, so the next number must have
+    /// left at least a round trip before the NACK came; and a packet resent
+    /// less than a round trip ago is not resent again (libwebrtc's rule).
     public func fate(of sequenceNumber: UInt16, at now: Instant, roundTrip: Duration) -> Fate {
         let slot = slots[Int(sequenceNumber) % slots.count]
         guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return .unknown }
+        let next = slots[Int(sequenceNumber &+ 1) % slots.count]
+        guard next.occupied, next.sequenceNumber == sequenceNumber &+ 1, now - next.firstSent >= roundTrip else { return .inFlight }
         return now - slot.lastSent < roundTrip ? .inFlight : .overdue
     }
 

@@ -103,11 +103,11 @@ extension SenderConnection {
 
     /// Resends what a NACK asks for from the history, within the
     /// retransmissions' share of the target. A number not sent yet, or sent
-    /// less than a round trip ago, is still on its way (rtpbin asks for the
+    /// less than the least round trip ago, is still on its way (rtpbin asks for the
     /// packet it expects next before it is due): it is neither resent nor
     /// counted as lost.
     private func answer(_ nack: GenericNACK, now: Instant) {
-        let roundTrip = lock.withLock { state.reportedRoundTrip ?? .zero }
+        let roundTrip = lock.withLock { state.leastRoundTrip ?? .zero }
         var overdue: [UInt16] = []
         var resent = 0
         var refused = 0
@@ -150,7 +150,7 @@ extension SenderConnection {
                 let roundTrip = now - sent.at - held
                 if roundTrip > .zero {
                     state.bandwidth.onRoundTripTime(roundTrip)
-                    state.reportedRoundTrip = roundTrip
+                    state.leastRoundTrip = min(state.leastRoundTrip ?? roundTrip, roundTrip)
                 }
             }
             state.bandwidth.onReceiverReport(fractionLost: block.lossRatio, at: now)

@@ -406,7 +406,7 @@ public final class SenderConnection: @unchecked Sendable {
         } else {
             let kind: SentPacketLog.Kind
             if case .probe(let cluster) = info.kind { kind = .probe(cluster: cluster) } else { kind = .media }
-            let transportSequence = lock.withLock { state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind) }
+            let transportSequence = lock.withLock { state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind, sequenceNumber: info.sequence) }
             buffer.withUnsafeMutableBytes { bytes in
                 let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
                 config.headerExtensions.stamp(packet, at: stamped, transportSequenceNumber: transportSequence)

@@ -129,12 +129,12 @@ struct CallSimulation {
     }
 
     private mutating func send(size: Int, at time: Instant, kind: SentPacketLog.Kind) {
-        let transport = estimator.onPacketSent(size: size, at: time, kind: kind)
         var media: UInt16?
         if kind == .media {
             media = mediaSequence
             mediaSequence &+= 1
         }
+        let transport = estimator.onPacketSent(size: size, at: time, kind: kind, sequenceNumber: media)
         unheard.append(Sent(transportSequence: transport, mediaSequence: media, arrival: link.send(size: size, at: time)))
     }
 

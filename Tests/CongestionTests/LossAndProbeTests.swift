@@ -3,54 +3,74 @@ import Media
 import Testing
 
 struct LossAndProbeTests {
-    @Test func nackLoss_countsEachNumberOnceAgainstWhatWasSent() {
+    @Test func nackLoss_countsEachNumberOnceAgainstThePacketsItIsAbout() {
+        // Packets 0…199 leave every 5 ms; every 20th is lost, and asked for twice.
         var meter = NackLossMeter()
-        for i in 0..<200 { meter.recordSent(at: .zero + .milliseconds(Int64(5 * i))) }
+        for i in 0..<200 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
         let lost: [UInt16] = (0..<10).map { UInt16($0 * 20) }
-        #expect(meter.recordNack(lost, at: .zero + .milliseconds(500)) == 10)
-        // The receiver asks again for the same packets: no more loss.
-        #expect(meter.recordNack(lost, at: .zero + .milliseconds(700)) == 0)
-        #expect(meter.takeLossRatio(at: .zero + .milliseconds(900)) == nil)
-        #expect(meter.takeLossRatio(at: .seconds(1)) == 0.05)
-        #expect(meter.takeLossRatio(at: .seconds(1.1)) == nil)
+        #expect(meter.recordNack(lost) == 10)
+        #expect(meter.recordNack(lost) == 0)
+        // At 300 ms, with 100 ms for NACKs to come, only 0–200 ms is judged: under a window.
+        #expect(meter.takeLossRatio(at: .zero + .milliseconds(300), settle: .milliseconds(100)) == nil)
+        // At 350 ms: packets 0…50 (0–250 ms), 0, 20 and 40 of them lost.
+        #expect(meter.takeLossRatio(at: .zero + .milliseconds(350), settle: .milliseconds(100)) == 3.0 / 51.0)
+        #expect(meter.takeLossRatio(at: .zero + .milliseconds(350), settle: .milliseconds(100)) == nil)
+        // The next window, 51…102, judged at 610 ms: 60, 80 and 100 lost.
+        #expect(meter.takeLossRatio(at: .zero + .milliseconds(610), settle: .milliseconds(100)) == 3.0 / 52.0)
     }
 
-    @Test func lossRules_backOffInProportion_holdInBetween_growWhenUsed() {
+    @Test func nackLoss_afterABackOff_judgesOnlyPacketsSentAtTheNewRate() {
+        // 0…99 sent over 0.5 s at a rate that lost half of them; the rate is
+        // lowered at 0.5 s; their NACKs come after it. 100…199 are all received.
+        var meter = NackLossMeter()
+        for i in 0..<100 { meter.recordSent(sequenceNumber: UInt16((65_500 + i) % 65_536), at: .zero + .milliseconds(Int64(5 * i))) }
+        meter.restart()
+        for i in 100..<200 { meter.recordSent(sequenceNumber: UInt16((65_500 + i) % 65_536), at: .zero + .milliseconds(Int64(5 * i))) }
+        meter.recordNack((0..<50).map { UInt16((65_500 + 2 * $0) % 65_536) })
+        // Across the wrap of the 16-bit numbers, the new window is all received.
+        #expect(meter.takeLossRatio(at: .seconds(2), settle: .milliseconds(100)) == 0)
+    }
+
+    @Test func lossRules_backOffToWhatGotThrough_holdInBetween_growWhenUsed() {
         var estimator = LossBasedEstimator(bitrate: 2_000_000)
+        // 20 % lost of 2 Mbit/s: 1.6 Mbit/s got through.
         estimator.update(lossRatio: 0.2, sending: 2_000_000, at: .seconds(1))
-        #expect(estimator.bitrate == 1_800_000)
-        estimator.update(lossRatio: 0.05, sending: 1_800_000, at: .seconds(2))
-        #expect(estimator.bitrate == 1_710_000)
-        // Near the 1.8 Mbit/s at which loss began: 2 % a second, not 8.
-        estimator.update(lossRatio: 0, sending: 1_710_000, at: .seconds(3))
-        #expect(abs(estimator.bitrate - 1_744_200) < 1)
+        #expect(estimator.bitrate == 1_600_000)
+        estimator.update(lossRatio: 0.05, sending: 1_600_000, at: .seconds(2))
+        #expect(estimator.bitrate == 1_520_000)
+        // Near the 1.6 Mbit/s at which loss was last seen: 2 % a second, not 8.
+        estimator.update(lossRatio: 0, sending: 1_520_000, at: .seconds(3))
+        #expect(abs(estimator.bitrate - 1_550_400) < 1)
         // Sending little: low loss lets it grow no further than 1.5 × what is sent.
         estimator.update(lossRatio: 0, sending: 200_000, at: .seconds(4))
-        #expect(abs(estimator.bitrate - 1_744_200) < 1)
+        #expect(abs(estimator.bitrate - 1_550_400) < 1)
     }
 
-    @Test func lossRules_oneBackOffTakesNoMoreThanHalf_whateverDipsWhatIsSent() {
+    @Test func lossRules_oneBackOffLandsNoLowerThanHalf_whateverDipsWhatIsSent() {
         // 30 % loss reported while the sender, draining a keyframe, sent
-        // 300 kbit/s of its 1.6 Mbit/s: from half of 1.6, less the loss's
-        // 15 %, not from 300 kbit/s.
-        var estimator = LossBasedEstimator(bitrate: 1_600_000)
-        estimator.update(lossRatio: 0.3, sending: 300_000, at: .seconds(1))
-        #expect(abs(estimator.bitrate - 680_000) < 1)
+        // 300 kbit/s of its 1.6 Mbit/s; or 80 % asked for at full rate: half
+        // of 1.6 Mbit/s either way, not 210 or 320 kbit/s.
+        var dip = LossBasedEstimator(bitrate: 1_600_000)
+        dip.update(lossRatio: 0.3, sending: 300_000, at: .seconds(1))
+        #expect(dip.bitrate == 800_000)
+        var heavy = LossBasedEstimator(bitrate: 1_600_000)
+        heavy.update(lossRatio: 0.8, sending: 1_600_000, at: .seconds(1))
+        #expect(heavy.bitrate == 800_000)
     }
 
-    @Test func lossRules_growFastFarBelowWhereLossBegan() {
-        // Loss began at 2 Mbit/s; after a deep back-off, 8 % a second until 90 % of it.
-        var estimator = LossBasedEstimator(bitrate: 2_000_000)
-        estimator.update(lossRatio: 0.5, sending: 2_000_000, at: .seconds(1))
-        #expect(estimator.bitrate == 1_500_000)
-        estimator.update(lossRatio: 0, sending: 1_500_000, at: .seconds(2))
-        #expect(abs(estimator.bitrate - 1_620_000) < 1)
-        estimator.update(lossRatio: 0, sending: 1_620_000, at: .seconds(3))
-        #expect(abs(estimator.bitrate - 1_749_600) < 1)
-        estimator.update(lossRatio: 0, sending: 1_749_600, at: .seconds(4))
-        #expect(abs(estimator.bitrate - 1_889_568) < 1)
-        estimator.update(lossRatio: 0, sending: 1_889_568, at: .seconds(5))
-        #expect(abs(estimator.bitrate - 1_927_359.36) < 1)
+    @Test func lossRules_growGentlyFromWhatGotThrough_fastWhereNoLossWasSeen() {
+        // Half of 2 Mbit/s got through: that is where the path ran out, so
+        // growth from there is 2 % a second.
+        var overrun = LossBasedEstimator(bitrate: 2_000_000)
+        overrun.update(lossRatio: 0.5, sending: 2_000_000, at: .seconds(1))
+        #expect(overrun.bitrate == 1_000_000)
+        overrun.update(lossRatio: 0, sending: 1_000_000, at: .seconds(2))
+        #expect(abs(overrun.bitrate - 1_020_000) < 1)
+        // No loss ever seen: 8 % a second.
+        var fresh = LossBasedEstimator(bitrate: 1_000_000)
+        fresh.update(lossRatio: 0, sending: 1_000_000, at: .seconds(1))
+        fresh.update(lossRatio: 0, sending: 1_000_000, at: .seconds(2))
+        #expect(abs(fresh.bitrate - 1_080_000) < 1)
     }
 
     @Test func applicationLimit_entersBelow65PercentAndLeavesAbove80() {

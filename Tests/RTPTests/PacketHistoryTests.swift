@@ -44,15 +44,32 @@ struct PacketHistoryTests {
     }
 
     @Test func nackWithinARoundTripOfTheSend_findsItInFlight_thenOverdue_andOnceResentInFlightAgain() {
-        // Sent at 1 s; the round trip is 100 ms. A NACK at 1.05 s (a receiver
-        // asking for what it expects next) finds it on its way; at 1.2 s it is
-        // overdue and resent; a repeated NACK at 1.25 s finds the resend on its way.
+        // 7 sent at 1 s and 8 at 1.01 s; the round trip is 100 ms. A NACK at
+        // 1.05 s finds 7 on its way; at 1.2 s it is overdue and resent; a
+        // repeated NACK at 1.25 s finds the resend on its way.
         var history = PacketHistory(capacity: 8)
         history.store([9, 9], sequenceNumber: 7, at: .seconds(1))
+        history.store([9], sequenceNumber: 8, at: .seconds(1.01))
         #expect(history.fate(of: 7, at: .seconds(1.05), roundTrip: .milliseconds(100)) == .inFlight)
-        #expect(history.fate(of: 8, at: .seconds(1.05), roundTrip: .milliseconds(100)) == .unknown)
+        #expect(history.fate(of: 9, at: .seconds(1.05), roundTrip: .milliseconds(100)) == .unknown)
         #expect(history.fate(of: 7, at: .seconds(1.2), roundTrip: .milliseconds(100)) == .overdue)
         #expect(history.takeForResend(sequenceNumber: 7, at: .seconds(1.2)) == [9, 9])
         #expect(history.fate(of: 7, at: .seconds(1.25), roundTrip: .milliseconds(100)) == .inFlight)
+    }
+
+    @Test func nackForAPacketNothingHasFollowedYet_isAGuess_notALoss() {
+        // A receiver that expects the next packet by the spacing of the last
+        // frame asks for each paced packet of a keyframe before it arrives:
+        // 20 left at 1 s, 21 not yet, or only just (round trip 1 ms).
+        var history = PacketHistory(capacity: 64)
+        history.store([1], sequenceNumber: 20, at: .seconds(1))
+        #expect(history.fate(of: 20, at: .seconds(1.5), roundTrip: .milliseconds(1)) == .inFlight)
+        history.store([2], sequenceNumber: 21, at: .seconds(1.5))
+        #expect(history.fate(of: 20, at: .seconds(1.5), roundTrip: .milliseconds(1)) == .inFlight)
+        #expect(history.fate(of: 20, at: .seconds(1.502), roundTrip: .milliseconds(1)) == .overdue)
+        // Across the wrap of the 16-bit numbers too.
+        history.store([3], sequenceNumber: 65535, at: .seconds(2))
+        history.store([4], sequenceNumber: 0, at: .seconds(2))
+        #expect(history.fate(of: 65535, at: .seconds(2.1), roundTrip: .milliseconds(1)) == .overdue)
     }
 }

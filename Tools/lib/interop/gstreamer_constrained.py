@@ -2,6 +2,7 @@
 only standard feedback (RR, generic NACK, PLI; no REMB, no transport-cc)
 must still get a picture that moves, because the sender reads loss from
 that feedback and lowers its rate to what the link carries."""
+import json
 import os
 
 import gst_decode
@@ -43,6 +44,9 @@ def run(check, link):
     link.begin()
     link.run_for(SECONDS)
     figures, status = stop_sender(check, sender)
+    # The bottleneck's counters every quarter second, to read a failure against the sender's status lines.
+    with open(os.path.join(check.work, "bottleneck.json"), "w") as f:
+        json.dump(link.samples, f)
     gst.stop()
     times, sizes = gst_decode.decoded(gst)
     stamps = viewer.stamps()
