@@ -31,6 +31,7 @@ extension ShareOptions {
                   default: "balanced"),
             .init("bitrate-max", "RATE", "the most the share sends, such as 4M or 1500k, from 50k to 100M", default: "4M"),
             .init("ssrc", "N", "the stream's SSRC, 1 to 4294967295", default: "random"),
+            .init("twcc-id", "N|off", "the transport-wide sequence number extension's id (1–14, not 3), for a receiver that sends transport-cc feedback", default: "5 with --sdp, else off"),
             .init("payload-type", "N", "the RTP payload type, 0 to 63 or 96 to 127", default: "96"),
             .init("h264-level", "LEVEL", "an H.264 level every policy keeps to, such as 3.1", default: "none; Motion keeps 3.1"),
             .init("profile-level-id", "HEX", "the receiver's H.264 profile-level-id", default: "42e01f"),
@@ -38,6 +39,7 @@ extension ShareOptions {
             .init("duration", "SECONDS", "stop after this long, at most a week (RTCP BYE is sent)", default: "until SIGINT or SIGTERM"),
             .init("json", nil, "status and every event as JSON lines on stdout", default: "off: readable lines on stderr"),
             .init("log-level", "debug|info|warning|error", "how much is logged", default: "info"),
+            .init("first-sequence", "N", "for tests: the first RTP sequence number, so that they wrap within seconds", default: "random"),
             .init("fault", "KIND:S", "for tests: encoder-stops:S, encoder-hangs:S or capture-stops:S breaks the sender S seconds in",
                   default: "none"),
         ])
