@@ -86,7 +86,7 @@ struct FuzzReceivePath {
         _ = statistics?.makeReport(now: now)
         let held = ReorderBuffer.Packet(bytes: Array(bytes), payloadRange: packet.payloadRange, header: packet.header,
                                         arrival: now, sendTime: AbsoluteSendTime.read(bytes))
-        push(reorder.insert(held, now: now))
+        push(reorder.insert(held))
         // Every so often a gap is old enough to give up on.
         if packet.header.sequenceNumber & 0x7 == 0 { push(reorder.expire(now: now + ReorderBuffer.patience)) }
     }
