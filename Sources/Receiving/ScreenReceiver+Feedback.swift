@@ -60,6 +60,7 @@ extension ScreenReceiver {
         if let unprotector {
             guard let plain = try? unprotector.unprotectRTCP(&buffer, length: count) else {
                 figures.srtpFailures += 1
+                latchUntilAuthenticated(from)
                 return
             }
             length = plain

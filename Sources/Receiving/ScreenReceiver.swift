@@ -56,9 +56,12 @@ public final class ScreenReceiver: @unchecked Sendable {
     var figures = ReceiverFigures()
     var stream: IncomingStream?
     /// Where feedback goes: the source of the last packet that authenticated (or, for plain RTP, parsed).
-    /// A datagram that does not cannot move it, so junk from elsewhere neither takes the feedback away
-    /// nor turns it on a spoofed address.
+    /// Once one has, a datagram that does not cannot move it, so junk from elsewhere neither takes the
+    /// feedback away nor turns it on a spoofed address. Until one has, the last SRTP datagram that failed
+    /// authentication stands in: a receiver restarted after the sender's sequence numbers wrapped
+    /// authenticates nothing, and only its reports of hearing nothing let the sender notice (§4.4).
     private(set) var peer: SocketAddress?
+    private var peerAuthenticated = false
     var estimator = ArrivalRateEstimator()
     var transportWide: TransportWideReporter?
     private var decodedMeter = RateMeter()
@@ -207,6 +210,12 @@ public final class ScreenReceiver: @unchecked Sendable {
     /// Feedback goes to `address` from now on: called only for a packet that authenticated and parsed.
     func latch(_ address: SocketAddress) {
         peer = address
+        peerAuthenticated = true
+    }
+
+    /// An SRTP datagram that failed authentication: it stands in for the peer only while none has authenticated.
+    func latchUntilAuthenticated(_ address: SocketAddress) {
+        if !peerAuthenticated { peer = address }
     }
 
     /// One datagram from `from`: counted and dropped unless it authenticates and parses.
@@ -224,6 +233,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         if let unprotector {
             guard let plain = try? unprotector.unprotectRTP(&buffer, length: count) else {
                 figures.srtpFailures += 1
+                latchUntilAuthenticated(from)
                 return
             }
             length = plain

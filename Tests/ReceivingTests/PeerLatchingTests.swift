@@ -59,6 +59,31 @@ struct PeerLatchingTests {
         #expect(receiver.peer == moved)
     }
 
+    /// Until a packet authenticates (a receiver restarted after the sender's numbers wrapped authenticates
+    /// none), the last SRTP datagram stands in, so the receiver can still say it hears nothing of the
+    /// stream; the first that authenticates takes over for good.
+    @Test func srtp_beforeAnythingAuthenticates_theLastSRTPSourceStandsIn() throws {
+        let receiver = try receiver(key: Self.key)
+        let stranger = try Self.protectedElsewhere()
+        deliver(stranger, from: self.stranger, to: receiver)
+        #expect(receiver.peer == self.stranger)
+        deliver(try packet(1, protectedBy: try SRTPSession(key: Self.key, direction: .sender)), from: sender, to: receiver)
+        #expect(receiver.peer == sender)
+        deliver(stranger, from: self.stranger, to: receiver)
+        #expect(receiver.peer == sender)
+    }
+
+    /// A packet protected under another key: it looks like SRTP but never authenticates here.
+    static func protectedElsewhere() throws -> [UInt8] {
+        let other = try SRTPKey(profile: .aes128CmHmacSha1_80, bytes: [UInt8](repeating: 9, count: 30))
+        var bytes: [UInt8] = []
+        RTPPacket.marshal(header: RTPHeader(marker: true, payloadType: 96, sequenceNumber: 5, timestamp: 1, ssrc: 78),
+                          payload: [0x41, 0x9A], into: &bytes)
+        let length = bytes.count
+        bytes += [UInt8](repeating: 0, count: SRTPSession.maximumTrailerLength)
+        return Array(bytes[0..<(try SRTPSession(key: other, direction: .sender).protectRTP(&bytes, length: length))])
+    }
+
     @Test func plainRTP_latchesOnlyPacketsThatParse() throws {
         let receiver = try receiver(key: nil)
         deliver(try packet(1, protectedBy: nil), from: sender, to: receiver)

@@ -51,16 +51,15 @@ import Testing
 
     /// An encode call that never returns holds up neither a receiver's removal nor the end of the share:
     /// the hung call is abandoned (counted), not waited for.
-    @Test(.timeLimit(.minutes(1)))
-    func encoderThatHangs_doesNotHoldUpRemovalOrStop() throws {
+    @Test func encoderThatHangs_doesNotHoldUpRemovalOrStop() throws {
         let share = try SimulatedShare(scenario: .motion, fault: .hangs(after: .seconds(1)))
         share.run(for: .seconds(2))
         let second = try share.session.addReceiver(ReceiverConfig(id: "second", displayName: "Second", destination: .ipv4Loopback(port: 9),
                                                                   srtp: nil), fault: .hangs(after: .zero))
         share.run(for: .seconds(1))
-        share.session.removeReceiver(second)
+        #expect(finishes(within: .seconds(20)) { share.session.removeReceiver(second) })
         #expect(second.diagnosticLines.first?.contains("abandoned encoders 1") == true, "\(second.diagnosticLines.first ?? "")")
-        share.stop()
+        #expect(finishes(within: .seconds(20)) { share.stop() })
         #expect(share.connection.diagnosticLines.first?.contains("abandoned encoders 1") == true)
     }
 
