@@ -19,9 +19,17 @@ extension ScreenReceiver {
     }
 
     /// RR with a report block for the current stream, and REMB with the
-    /// receiver's own estimate, in one compound packet.
+    /// receiver's own estimate, in one compound packet. With no stream yet
+    /// (nothing arrived, or nothing authenticated) an RR with no report block
+    /// (RFC 3550 §6.4.2), as `rtpbin` sends: it tells the sender this
+    /// receiver is there and hears nothing of its stream.
     func sendReceiverReport(now: Instant) {
-        guard let ssrc = stream?.ssrc, let block = stream?.statistics.makeReport(now: now) else { return }
+        guard let ssrc = stream?.ssrc, let block = stream?.statistics.makeReport(now: now) else {
+            var builder = RTCPCompoundBuilder()
+            try? builder.add(ReceiverReport(ssrc: ownSSRC))
+            send(builder.bytes)
+            return
+        }
         let estimate = estimator.estimate(at: now, loss: block.lossRatio)
         figures.rembsSent += 1
         var builder = RTCPCompoundBuilder()

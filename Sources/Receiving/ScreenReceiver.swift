@@ -360,9 +360,13 @@ public final class ScreenReceiver: @unchecked Sendable {
         case .reportStalled(let reason):
             output.event("report", [("screenStalled", .bool(true)), ("reason", .string(reason))] + figuresJSON,
                          human: "screenStalled: true (\(reason))")
-        case .reportCleared(let reason), .reportExpired(let reason):
+        case .reportCleared(let reason):
             output.event("report", [("screenStalled", .bool(false)), ("reason", .string(reason))] + figuresJSON,
                          human: "screenStalled: false (\(reason))")
+        case .reportExpired(let reason):
+            // Withdrawn, not cleared: the view is still stalled (docs/behaviour.md §5.4, §6.1).
+            output.event("report", [("screenStalled", .bool(true)), ("expired", .bool(true)), ("reason", .string(reason))]
+                         + figuresJSON, human: "screenStalled report withdrawn (\(reason))")
         case .rehandPicture(let reason):
             output.log(.info, "screen", "the last picture handed to the view again: \(reason)")
         case .logStatistics:

@@ -115,6 +115,34 @@ struct ControlDecoderTests {
         #expect(!add.insecure)
     }
 
+    @Test func addReceiver_headerExtensions_takeTheNegotiatedIDs() throws {
+        // Chromium's numbering: abs-send-time 2, transport-wide cc 4; an extension this sender does not write is ignored.
+        let negotiated = #","headerExtensions":[{"uri":"urn:ietf:params:rtp-hdrext:toffset","id":1},"#
+            + #"{"uri":"http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time","id":2},"#
+            + #"{"uri":"http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01","id":4}]"#
+        guard case .addReceiver(let add) = try command(addReceiver(negotiated)) else { Issue.record(); return }
+        #expect(add.config.headerExtensions.absoluteSendTimeID == 2)
+        #expect(add.config.headerExtensions.transportSequenceNumber?.extensionID == 4)
+        // Only transport-wide: no abs-send-time, since the receiver did not negotiate it.
+        let alone = #","headerExtensions":[{"uri":"http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01","id":5}]"#
+        guard case .addReceiver(let b) = try command(addReceiver(alone)) else { Issue.record(); return }
+        #expect(b.config.headerExtensions.absoluteSendTimeID == nil && b.config.headerExtensions.transportSequenceNumber?.extensionID == 5)
+        // Absent: abs-send-time under 3, no transport-wide feedback.
+        guard case .addReceiver(let c) = try command(addReceiver()) else { Issue.record(); return }
+        #expect(c.config.headerExtensions == .standard && c.config.headerExtensions.transportSequenceNumber == nil)
+    }
+
+    @Test func addReceiver_headerExtensions_refuseWhatCannotBeWritten() {
+        let twcc = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+        let ast = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
+        #expect(error(addReceiver(#","headerExtensions":{"uri":"x","id":1}"#))?.field == "headerExtensions")
+        #expect(error(addReceiver(#","headerExtensions":[{"id":1}]"#))?.field == "headerExtensions[0]")
+        #expect(error(addReceiver(#","headerExtensions":[{"uri":"\#(twcc)","id":15}]"#))?.field == "headerExtensions[0].id")
+        #expect(error(addReceiver(#","headerExtensions":[{"uri":"\#(twcc)","id":0}]"#))?.code == .badField)
+        #expect(error(addReceiver(#","headerExtensions":[{"uri":"\#(ast)","id":4},{"uri":"\#(twcc)","id":4}]"#))?.field
+                == "headerExtensions[1].id")
+    }
+
     /// A loopback receiver is sent to from loopback, so nothing off this host reaches the socket; any other from every address.
     @Test func addReceiver_portBindsLoopbackOnlyForALoopbackReceiver() throws {
         guard case .addReceiver(let add) = try command(addReceiver(#","port":6002"#)) else { Issue.record(); return }

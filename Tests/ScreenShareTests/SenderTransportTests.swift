@@ -54,11 +54,12 @@ struct SenderTransportTests {
     /// The SR pairs the RTP time of the moment it is made, on the stream's own clock, with that moment's NTP
     /// time; its counts are the current SSRC's and start again with a new one.
     @Test func senderReport_isTheRTPTimeOfNow_withCountsOfItsOwnSSRC() {
-        let first = Transceiver(ssrc: 11, payloadType: 96, codec: .vp8, generation: 0)
+        let first = Transceiver(ssrc: 11, payloadType: 96, codec: .vp8, extensions: .standard, generation: 0)
         var state = ConnectionState(share: ShareParameters(policy: .balanced, fps: 30), transceiver: first,
-                                    destination: .ipv4Loopback(port: 9), cap: 4_000_000, started: .zero)
+                                    destination: .ipv4Loopback(port: 9), cap: 4_000_000,
+                                    transportWide: false, probePacketSize: 250, started: .zero)
         func sent(_ ssrc: UInt32, _ payload: Int) -> PacketInfo {
-            PacketInfo(ssrc: ssrc, sequence: 1, timestamp: 0, marker: true, retransmission: false, payloadLength: payload)
+            PacketInfo(ssrc: ssrc, sequence: 1, timestamp: 0, marker: true, keyframe: false, kind: .media, payloadLength: payload)
         }
         // A frame captured at 1 s, its two packets sent; the report made at 1.5 s.
         let frame = first.timestamp(for: .seconds(1))
@@ -70,7 +71,7 @@ struct SenderTransportTests {
         #expect(report.packetCount == 2 && report.octetCount == 1200)
 
         // A new transceiver: its own SSRC and timestamp base. A packet of the old stream still leaving counts for neither.
-        let second = Transceiver(ssrc: 22, payloadType: 96, codec: .vp8, generation: 1)
+        let second = Transceiver(ssrc: 22, payloadType: 96, codec: .vp8, extensions: .standard, generation: 1)
         state.transceiver = second
         state.countSent(sent(11, 1000))
         let fresh = state.senderReport(now: .seconds(2), ntpTime: 1)

@@ -14,13 +14,14 @@ struct StdinCommandTests {
     @Test func eachCommand_isRead() throws {
         #expect(try StdinCommand.parse("policy detail").get() == .policy(.detail))
         #expect(try StdinCommand.parse("  keyframe ").get() == .keyframe)
-        #expect(try StdinCommand.parse("report stalled").get() == .report(stalled: true))
-        #expect(try StdinCommand.parse("report cleared").get() == .report(stalled: false))
+        #expect(try StdinCommand.parse("report stalled").get() == .report(.stalled))
+        #expect(try StdinCommand.parse("report cleared").get() == .report(.cleared))
         #expect(try StdinCommand.parse("destination [::1]:6000").get() == .destination(try SocketAddress(parsing: "[::1]:6000")))
         #expect(try StdinCommand.parse("diagnostics").get() == .diagnostics)
         #expect(try StdinCommand.parse("stop").get() == .stop)
         #expect(try StdinCommand.parse("").get() == StdinCommand.none)
-        #expect(try StdinCommand.parse(#"{"event":"report","screenStalled":true,"reason":"x"}"#).get() == .report(stalled: true))
+        #expect(try StdinCommand.parse(#"{"event":"report","screenStalled":true,"reason":"x"}"#).get() == .report(.stalled))
+        #expect(try StdinCommand.parse(#"{"event":"report","screenStalled":true,"expired":true}"#).get() == .report(.withdrawn))
         #expect(try StdinCommand.parse(#"{"event":"figures","packets":3}"#).get() == StdinCommand.none)
     }
 

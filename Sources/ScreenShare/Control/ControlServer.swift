@@ -5,6 +5,7 @@ import Foundation
 import Media
 import Recovery
 import ControlProtocol
+import Recovery
 import Sending
 
 /// Carries out control commands on a share: one per control channel. Lines
@@ -139,7 +140,7 @@ public final class ControlServer: @unchecked Sendable {
             if let figures = report.figures {
                 output.log(.debug, "screen", "\(report.receiver) reports: \(figures.serialized.prefix(400))")
             }
-            _ = s.recovery.stallReport(receiverID: report.receiver, stalled: report.screenStalled)
+            _ = s.recovery.stallReport(receiverID: report.receiver, SenderRecovery.Report(report))
             return [("receiver", .string(report.receiver))]
         case .setPolicy(let policy):
             try running().session.setPolicy(policy)
