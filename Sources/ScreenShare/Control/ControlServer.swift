@@ -5,7 +5,6 @@ import Foundation
 import Media
 import Recovery
 import ControlProtocol
-import Recovery
 import Sending
 
 /// Carries out control commands on a share: one per control channel. Lines
