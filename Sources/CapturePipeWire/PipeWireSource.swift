@@ -25,7 +25,7 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
     private let fps: Int
     private let linksItself: Bool
     private let stallLimit: Duration
-    private let state = Mutex<(run: Run?, lastSize: (width: Int, height: Int))>((nil, (1920, 1080)))
+    private let state = Mutex<(run: Run?, lastSize: (width: Int, height: Int)?)>((nil, nil))
 
     /// - Parameters:
     ///   - nodeID: the PipeWire node to capture; nil lets the session manager choose.
@@ -70,6 +70,11 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
 
     /// The negotiated size once known (capped), else the 1080p most screens have.
     public var frameSize: (width: Int, height: Int) {
+        negotiatedSize ?? (1920, 1080)
+    }
+
+    /// The size the stream negotiated (capped), kept from the last run; nil before the first.
+    public var negotiatedSize: (width: Int, height: Int)? {
         state.withLock { current in
             if let size = current.run?.consumer.snapshot.size { current.lastSize = size }
             return current.lastSize

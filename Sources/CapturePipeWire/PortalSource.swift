@@ -60,10 +60,10 @@ public final class PortalSource: CaptureSource {
         return CaptureSubject(shows, node: stream?.nodeID)
     }
 
-    /// The captured size once known, else the size the portal announced, capped.
+    /// The captured size once negotiated, else the size the portal announced, capped.
     public var frameSize: (width: Int, height: Int) {
         let (capture, size) = shared.withLock { ($0.capture, $0.stream?.size) }
-        if let capture { return capture.frameSize }
+        if let negotiated = capture?.negotiatedSize { return negotiated }
         return size.map { CaptureLimits.capped(width: $0.width, height: $0.height) } ?? (1920, 1080)
     }
 

@@ -85,12 +85,16 @@ public struct AddReceiver: Sendable {
 public struct MediaReport: Sendable {
     public var receiver: String
     public var screenStalled: Bool
+    /// The receiver withdraws a stall report it has held as long as it may: no clearing, the
+    /// view is not back.
+    public var expired: Bool
     /// What the receiver's statistics say (packets, frames decoded, …), logged as given.
     public var figures: JSONValue?
 
-    public init(receiver: String, screenStalled: Bool, figures: JSONValue?) {
+    public init(receiver: String, screenStalled: Bool, expired: Bool = false, figures: JSONValue?) {
         self.receiver = receiver
         self.screenStalled = screenStalled
+        self.expired = expired
         self.figures = figures
     }
 }

@@ -63,7 +63,7 @@ public enum ControlDecoder {
             return .removeReceiver(receiver: try f.receiverID())
         case "report":
             return .report(MediaReport(receiver: try f.receiverID(), screenStalled: try f.bool("screenStalled"),
-                                       figures: f.value["figures"]))
+                                       expired: try f.optionalBool("expired") ?? false, figures: f.value["figures"]))
         case "setPolicy":
             return .setPolicy(try f.policy("policy"))
         case "updateReceiver":
@@ -171,6 +171,7 @@ public enum ControlDecoder {
             bind: bind, srtp: try srtp(f), payloadType: payloadType, ssrc: ssrc, codec: codec,
             acceptPlainRTCP: try f.optionalBool("acceptPlainRtcp") ?? false)
         if f.value["bitrateMax"] != nil { config.bitrateCap = try f.int("bitrateMax", in: 50_000...100_000_000) }
+        if let extensions = try headerExtensions(f) { config.headerExtensions = extensions }
         if let level = try f.optionalString("h264Level") {
             guard let parsed = H264Level.parse(level) else {
                 throw ControlError(.badField, "h264Level must be a level such as 3.1 or 4.2", field: "h264Level")
@@ -178,6 +179,39 @@ public enum ControlDecoder {
             config.levelLimit = parsed
         }
         return AddReceiver(config: config, insecure: try f.optionalBool("insecure") ?? false)
+    }
+
+    /// `headerExtensions: [{"uri": …, "id": N}, …]`, the receiver's
+    /// `a=extmap` lines: abs-send-time and the transport-wide sequence number
+    /// are sent under the ids given, others are ignored. Absent: abs-send-time
+    /// under id 3 and no transport-wide feedback.
+    private static func headerExtensions(_ f: ControlFields) throws(ControlError) -> HeaderExtensionMap? {
+        let field = "headerExtensions"
+        guard let value = f.value[field], value != .null else { return nil }
+        guard case .array(let entries) = value else {
+            throw ControlError(.badField, "\(field) must be an array of {\"uri\": …, \"id\": 1–14}", field: field)
+        }
+        var absoluteSendTime: UInt8?
+        var transportWide: TransportSequenceNumber?
+        var ids: Set<Int> = []
+        for (i, entry) in entries.enumerated() {
+            let name = "\(field)[\(i)]"
+            guard case .object = entry, let uri = entry["uri"]?.stringValue else {
+                throw ControlError(.badField, "\(name) must be an object with \"uri\" and \"id\"", field: name)
+            }
+            guard let id = entry["id"]?.intValue, (1...14).contains(id) else {
+                throw ControlError(.badField, "\(name).id must be a one-byte extension id from 1 to 14", field: name + ".id")
+            }
+            guard ids.insert(id).inserted else {
+                throw ControlError(.badField, "\(name).id \(id) is given to two extensions", field: name + ".id")
+            }
+            switch uri {
+            case AbsoluteSendTime.uri: absoluteSendTime = UInt8(id)
+            case TransportSequenceNumber.uri: transportWide = TransportSequenceNumber(extensionID: UInt8(id))
+            default: continue
+            }
+        }
+        return HeaderExtensionMap(absoluteSendTimeID: absoluteSendTime, transportSequenceNumber: transportWide)
     }
 
     /// `srtp: {"profile": …, "key": base64}`; absent means plain RTP.

@@ -80,11 +80,13 @@ public final class H264Encoder: @unchecked Sendable {
         p.i_log_level = X264_LOG_ERROR
         p.rc.i_rc_method = X264_RC_ABR
         H264Encoder.applyRate(s, to: &p)
-        if s.screenContent {
+        if s.screenContent && !s.favourDetail {
             // Scrolls, dragged windows and typing move by whole pixels, which the
             // full-pixel search finds; refining to half and quarter pixels found
             // nothing on the scrolling page at 1080p and 4 Mbit/s (SSIM unchanged)
-            // and cost about a seventh of x264's time (docs/benchmarks.md).
+            // and cost about a seventh of x264's time (docs/benchmarks.md). Text
+            // and detail keeps the refinement: with its weaker deblocking, the text
+            // area at 1.5 Mbit/s lost to the defaults without it (TextSettingsTests).
             p.analyse.i_subpel_refine = 0
         }
         if s.favourDetail {
@@ -102,16 +104,17 @@ public final class H264Encoder: @unchecked Sendable {
         let kbps = max(50, s.bitrate / 1000)
         p.rc.i_bitrate = Int32(kbps)
         p.rc.i_vbv_max_bitrate = Int32(kbps)
-        // A VBV of about a quarter second bounds how far one frame can overshoot the link.
-        p.rc.i_vbv_buffer_size = Int32(max(kbps / 4, 30))
+        // The buffer bounds how far one frame can overshoot the link (docs/behaviour.md §3.3).
+        p.rc.i_vbv_buffer_size = Int32(max(s.bufferBits / 1000, 30))
     }
 
-    /// Changes the bitrate on a running encoder (no new keyframe, no renegotiation).
-    public func setBitrate(_ bitrate: Int) throws(CodecError) {
-        settings.bitrate = bitrate
+    /// Changes the bitrates on a running encoder (no new keyframe, no renegotiation).
+    public func setRate(_ wanted: EncoderSettings) throws(CodecError) {
+        settings.bitrate = wanted.bitrate
+        settings.bufferBits = wanted.bufferBits
         H264Encoder.applyRate(settings, to: &param)
         guard x264_encoder_reconfig(handle, &param) == 0 else {
-            throw CodecError(codec: "x264", operation: "reconfigure", detail: "bitrate \(bitrate) refused")
+            throw CodecError(codec: "x264", operation: "reconfigure", detail: "bitrate \(wanted.bitrate) refused")
         }
     }
 

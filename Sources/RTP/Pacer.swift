@@ -44,6 +44,8 @@ public struct Pacer: Sendable {
 
     private var sizes: [Int]
     private var bursts: [Bool]
+    /// A packet's own rate (a probe cluster's), 0 for the pacing rate.
+    private var rates: [Double]
     private var head = 0
     public private(set) var queuedPackets = 0
     private var readyAt = Instant(nanoseconds: Int64.min / 2)
@@ -57,14 +59,17 @@ public struct Pacer: Sendable {
         self.burstAllowance = burstAllowance
         sizes = [Int](repeating: 0, count: queueCapacity)
         bursts = [Bool](repeating: false, count: queueCapacity)
+        rates = [Double](repeating: 0, count: queueCapacity)
     }
 
     public var queueCapacity: Int { sizes.count }
 
     /// Queues a packet of `size` bytes; false (and counted) when the queue is
     /// full. `mayBurst`: it may spend the bucket's savings (not a keyframe's).
+    /// A packet with its own `rate` (a probe cluster's) leaves at that rate,
+    /// and is charged to the bucket at it.
     @discardableResult
-    public mutating func enqueue(size: Int, mayBurst: Bool = false) -> Bool {
+    public mutating func enqueue(size: Int, mayBurst: Bool = false, rate: Double? = nil) -> Bool {
         guard queuedPackets < sizes.count else {
             droppedPackets += 1
             return false
@@ -72,9 +77,32 @@ public struct Pacer: Sendable {
         let tail = (head + queuedPackets) % sizes.count
         sizes[tail] = size
         bursts[tail] = mayBurst
+        rates[tail] = rate ?? 0
         queuedPackets += 1
         queuedBytes += size
         return true
+    }
+
+    /// Queues a packet ahead of everything waiting (a retransmission: the
+    /// receiver is holding a frame back for it).
+    @discardableResult
+    public mutating func enqueueFirst(size: Int) -> Bool {
+        guard queuedPackets < sizes.count else {
+            droppedPackets += 1
+            return false
+        }
+        head = (head + sizes.count - 1) % sizes.count
+        sizes[head] = size
+        rates[head] = 0
+        bursts[head] = false
+        queuedPackets += 1
+        queuedBytes += size
+        return true
+    }
+
+    /// How long what is queued takes to leave at the pacing rate.
+    public var queueDelay: Duration {
+        .nanoseconds(Int64(Double(queuedBytes * 8) / rateBitsPerSecond * 1e9))
     }
 
     /// When the head of the queue may leave: `now` or later; nil when empty.
@@ -96,22 +124,23 @@ public struct Pacer: Sendable {
         guard queuedPackets > 0, canSend(now: now) else { return nil }
         let size = sizes[head]
         let mayBurst = bursts[head]
+        let rate = rates[head]
         head = (head + 1) % sizes.count
         queuedPackets -= 1
         queuedBytes -= size
-        charge(size, now: now, savings: mayBurst ? burstBudget : .zero)
+        charge(size, now: now, savings: mayBurst ? burstBudget : .zero, rate: rate > 0 ? rate : nil)
         return size
     }
 
     /// Charges a packet sent outside the queue to the bucket.
-    public mutating func didSend(size: Int, now: Instant) {
-        charge(size, now: now, savings: .zero)
+    public mutating func didSend(size: Int, now: Instant, rate: Double? = nil) {
+        charge(size, now: now, savings: .zero, rate: rate)
     }
 
     /// Pushes `readyAt` on by the packet's time at the rate, from no earlier
     /// than `savings` before now: what the bucket kept unused is spent first.
-    private mutating func charge(_ size: Int, now: Instant, savings: Duration) {
-        let seconds = Double(size * 8) / rateBitsPerSecond
+    private mutating func charge(_ size: Int, now: Instant, savings: Duration, rate: Double?) {
+        let seconds = Double(size * 8) / (rate ?? rateBitsPerSecond)
         readyAt = max(readyAt, now - savings) + .nanoseconds(Int64(seconds * 1e9))
     }
 

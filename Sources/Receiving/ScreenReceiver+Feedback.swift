@@ -19,9 +19,17 @@ extension ScreenReceiver {
     }
 
     /// RR with a report block for the current stream, and REMB with the
-    /// receiver's own estimate, in one compound packet.
+    /// receiver's own estimate, in one compound packet. With no stream yet
+    /// (nothing arrived, or nothing authenticated) an RR with no report block
+    /// (RFC 3550 §6.4.2), as `rtpbin` sends: it tells the sender this
+    /// receiver is there and hears nothing of its stream.
     func sendReceiverReport(now: Instant) {
-        guard let ssrc = stream?.ssrc, let block = stream?.statistics.makeReport(now: now) else { return }
+        guard let ssrc = stream?.ssrc, let block = stream?.statistics.makeReport(now: now) else {
+            var builder = RTCPCompoundBuilder()
+            try? builder.add(ReceiverReport(ssrc: ownSSRC))
+            send(builder.bytes)
+            return
+        }
         let estimate = estimator.estimate(at: now, loss: block.lossRatio)
         figures.rembsSent += 1
         var builder = RTCPCompoundBuilder()
@@ -35,7 +43,7 @@ extension ScreenReceiver {
         send(bytes)
     }
 
-    func handleRTCP(_ buffer: inout [UInt8], count: Int, now: Instant) {
+    func handleRTCP(_ buffer: inout [UInt8], count: Int, from: SocketAddress, now: Instant) {
         var length = count
         if let unprotector {
             guard let plain = try? unprotector.unprotectRTCP(&buffer, length: count) else {
@@ -48,6 +56,7 @@ extension ScreenReceiver {
             figures.malformed += 1
             return
         }
+        latch(from)
         for case .senderReport(let sr) in packets where sr.ssrc == stream?.ssrc {
             stream?.statistics.recordSenderReport(sr, arrival: now)
         }

@@ -3,12 +3,18 @@ import Media
 /// Puts right one receiver connection whose screen has stopped leaving while
 /// frames still come in (docs/behaviour.md §4.3, the sender's own watchdog).
 ///
-/// Ticked once a second with the connection's running counters. A connection
-/// that takes frames in and encodes or sends none for `stopLimit` — past its
-/// first `startupGrace`, and not held back by the link — gets, `stepSpacing`
-/// apart: a keyframe, then a fresh encoder with the screen a third smaller for
-/// `shrinkDuration`, then a new transceiver. Frames encoded and sent again
-/// stand it down.
+/// Ticked with the connection's running counters. A connection that takes
+/// frames in and encodes or sends none for `stopLimit`, past its first
+/// `startupGrace`, gets, `stepSpacing` apart: a keyframe, then a fresh encoder
+/// with the screen a third smaller for `shrinkDuration`, then a new
+/// transceiver. Frames encoded and sent again stand it down.
+///
+/// The link can explain only frames that are encoded and wait to be sent
+/// (`linkIsLimit`: packets wait in the pacer's queue). It never explains an
+/// encoder that produces nothing: a short link lowers the bitrate and the
+/// size, it does not stop the encoder. Taking a target below the cap as the
+/// link's excuse left this watchdog idle for as long as a receiver's estimate
+/// limited the share, that is on every short link.
 public struct ConnectionWatchdog: Sendable {
     /// docs/behaviour.md §4.3: a new connection is left alone for its first 10 s, while ICE,
     /// DTLS and the first keyframe are still settling.
@@ -32,7 +38,7 @@ public struct ConnectionWatchdog: Sendable {
         public var framesIn: Int
         public var framesEncoded: Int
         public var framesSent: Int
-        /// Bandwidth or the pacer is what holds frames back just now.
+        /// Encoded frames wait on the link just now: packets are queued for the pacer.
         public var linkIsLimit: Bool
 
         public init(framesIn: Int = 0, framesEncoded: Int = 0, framesSent: Int = 0, linkIsLimit: Bool = false) {
@@ -82,8 +88,9 @@ public struct ConnectionWatchdog: Sendable {
     }
 
     public private(set) var state: State = .watching
-    /// Frames come in but none have been encoded or sent for `stopLimit`, and
-    /// the link is not the reason — whether or not the startup grace is over.
+    /// Frames come in but none have been encoded for `stopLimit`, or none sent
+    /// for `stopLimit` without packets waiting on the link — whether or not the
+    /// startup grace is over.
     /// The stall ladder reads this to leave sender-side faults to this watchdog.
     public private(set) var screenStoppedLeaving = false
 
@@ -92,9 +99,11 @@ public struct ConnectionWatchdog: Sendable {
     private var lastInAt: Instant
     private var lastEncodedAt: Instant
     private var lastSentAt: Instant
-    /// The last tick at which the link was the limit: silence before it is explained.
+    /// The last tick at which packets waited on the link: sending silence before it is explained.
     private var lastHeldBackAt: Instant?
     private var fullSizeDue: Instant?
+    /// What stopped, as the step's reason says it: "encoded" or "sent".
+    private var stoppedPart = "encoded"
 
     public init(connectedAt: Instant, counters: Counters = Counters()) {
         graceEnds = connectedAt + Self.startupGrace
@@ -122,15 +131,17 @@ public struct ConnectionWatchdog: Sendable {
             fullSizeDue = nil
             actions.append(.restoreFullSize(reason: "the smaller screen has had its \(Self.shrinkDuration.spoken)"))
         }
-        let quietSince = min(lastEncodedAt, lastSentAt)
-        let explainedUntil = max(quietSince, lastHeldBackAt ?? quietSince)
-        screenStoppedLeaving = lastInAt > quietSince && now - explainedUntil >= Self.stopLimit
+        let encodeQuiet = lastInAt > lastEncodedAt ? now - lastEncodedAt : .zero
+        let sendQuiet = lastInAt > lastSentAt ? now - max(lastSentAt, lastHeldBackAt ?? lastSentAt) : .zero
+        stoppedPart = encodeQuiet >= Self.stopLimit ? "encoded" : "sent"
+        screenStoppedLeaving = max(encodeQuiet, sendQuiet) >= Self.stopLimit
 
         switch state {
         case .watching:
             if screenStoppedLeaving && now >= graceEnds {
                 state = .escalating(last: .keyframe, at: now)
-                actions.append(.keyframe(reason: "frames came in but none were \(stoppedPart) for \((now - quietSince).spoken)"))
+                let quiet = stoppedPart == "encoded" ? encodeQuiet : now - lastSentAt
+                actions.append(.keyframe(reason: "frames came in but none were \(stoppedPart) for \(quiet.spoken)"))
             }
         case .escalating(let step, let at):
             if !screenStoppedLeaving {
@@ -145,9 +156,6 @@ public struct ConnectionWatchdog: Sendable {
         return actions
     }
 
-    private var stoppedPart: String {
-        lastEncodedAt <= lastSentAt ? "encoded" : "sent"
-    }
 
     private mutating func escalate(after step: RecoveryStep, now: Instant) -> [Action] {
         switch step {

@@ -16,6 +16,9 @@ public enum RecoveryStep: String, Sendable, Hashable {
     case shareAgain
     case skipped
     case gaveUp
+    case reportWithdrawn
+    // A receiver that restarted and cannot read the stream.
+    case newStream
     // The receiver's own stall detector.
     case reportStalled
     case rehandPicture

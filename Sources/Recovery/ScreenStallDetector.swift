@@ -38,7 +38,8 @@ public struct ScreenStallDetector: Sendable {
         case logStatistics(reason: String)
         /// Stop saying `screenStalled`: the picture moves again.
         case reportCleared(reason: String)
-        /// Stop saying `screenStalled`: held for as long as it may be.
+        /// Withdraw the report, held for as long as it may be: no clearing, the view
+        /// is still stalled, and the sender must not say it is back.
         case reportExpired(reason: String)
 
         public var step: RecoveryStep {
@@ -86,7 +87,8 @@ public struct ScreenStallDetector: Sendable {
         case .reporting(let since, _, _):
             return [.reportCleared(reason: "decoding again after \((now - since).spoken) without a frame")]
         case .expired(let since):
-            return [.logStatistics(reason: "decoding again after \((now - since).spoken); the report had expired")]
+            // The view is back: a clearing, which takes away the notice the withdrawn report left.
+            return [.reportCleared(reason: "decoding again after \((now - since).spoken); the report had been withdrawn")]
         }
     }
 

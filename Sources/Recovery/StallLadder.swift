@@ -17,11 +17,8 @@ import Media
 /// comes no later than `giveUpDeadline` after the report whatever happened, so
 /// the sharer always hears within the gate's 30 s.
 ///
-/// Driving it, once a second for each receiver: the receiver's report or
-/// clearing as it arrives (`stallReported`, `stallCleared`, acted on at once),
-/// `framesLeft` if its sent count moved, then its `ConnectionWatchdog.tick`,
-/// then this `tick` with the watchdog's `screenStoppedLeaving` and the share's
-/// one `ShareAgainBudget`. Every returned action is carried out and logged.
+/// `SenderRecovery` drives it for each receiver, with that receiver's
+/// connection watchdog and the share's one `ShareAgainBudget`.
 public struct StallLadder: Sendable {
     /// Keyframes are repeated this often while the report stands. A keyframe
     /// can be lost on the way like any frame; 2 s lets the receiver decode the
@@ -88,6 +85,8 @@ public struct StallLadder: Sendable {
         /// A rung passed over without acting; logged so diagnostics show why.
         case stepPassed(RecoveryStep, reason: String)
         case clearNotice(reason: String)
+        /// The receiver withdrew a report it had held as long as it may.
+        case reportWithdrawn(reason: String)
 
         public var step: RecoveryStep {
             switch self {
@@ -98,13 +97,14 @@ public struct StallLadder: Sendable {
             case .shareAgain: .shareAgain
             case .stepPassed: .skipped
             case .clearNotice: .clearNotice
+            case .reportWithdrawn: .reportWithdrawn
             }
         }
 
         public var reason: String {
             switch self {
             case .sendKeyframe(let reason), .rebuildReceiver(let reason),
-                 .shareAgain(let reason), .clearNotice(let reason):
+                 .shareAgain(let reason), .clearNotice(let reason), .reportWithdrawn(let reason):
                 reason
             case .notice(_, let reason), .stepPassed(_, let reason):
                 reason
@@ -137,6 +137,18 @@ public struct StallLadder: Sendable {
         guard let episode = state.episode else { return [] }
         state = .idle
         return [.clearNotice(reason: "\(receiver) decodes again \((now - episode.reportedAt).spoken) after the report")]
+    }
+
+    /// The receiver withdraws a report it has held as long as it may (docs/behaviour.md §6.1,
+    /// §5.4): the view is not back, so this is no clearing. Nothing more is tried for the
+    /// report, and the sharer is told it could not be restored if that was not said already;
+    /// the notice stays until the receiver decodes again and clears.
+    public mutating func stallWithdrawn(now: Instant) -> [Action] {
+        guard let episode = state.episode else { return [] }
+        let why = "\(receiver) withdrew a report held for \((now - episode.reportedAt).spoken); the view is not back"
+        if state.isGaveUp { return [.reportWithdrawn(reason: why)] }
+        state = .gaveUp(episode)
+        return [.reportWithdrawn(reason: why), .notice(.couldNotRestore(receiver: receiver), reason: why)]
     }
 
     /// At least one frame left for this receiver at `now`. Call it whenever

@@ -2,7 +2,7 @@ import Capture
 import Media
 import Synchronization
 
-/// One source's way into the share's frame hub. When the share switches to
+/// One source's way into the share's frame hub (docs/behaviour.md §10.4). When the share switches to
 /// another source the old feed is closed first, so a frame, an idle or a
 /// failure the old source reports while it is being stopped (a portal session
 /// closing says so) reaches nobody: only the current source speaks for the capture.

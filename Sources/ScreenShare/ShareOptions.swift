@@ -22,6 +22,9 @@ public struct ShareOptions: Sendable {
     public var ssrc: UInt32?
     public var payloadType: UInt8 = 96
     public var sdpPath: String?
+    /// The transport-wide sequence number's extension id: the receiver then
+    /// sends transport-wide feedback and the estimate is made from it.
+    public var transportWideID: UInt8?
     public var duration: Double?
     public var json = false
     public var acceptPlainRTCP = false
@@ -30,6 +33,8 @@ public struct ShareOptions: Sendable {
     public var logLevel = EventOutput.Level.info
     public var encoderFault: EncoderFault?
     public var captureStopsAfter: Duration?
+    /// For tests: the first RTP sequence number, so the numbers wrap within seconds.
+    public var firstSequence: UInt16?
 
     public static func parse(_ arguments: [String]) throws(ArgumentParser.Failure) -> ShareOptions {
         var a = try ArgumentParser(arguments, help: help)
@@ -59,7 +64,12 @@ public struct ShareOptions: Sendable {
             guard let v = UInt32(s), v != 0 else { throw .init("--ssrc must be a number from 1 to 4294967295, not \"\(s)\"") }
             o.ssrc = v
         }
+        if let f = a.string("first-sequence") {
+            guard let v = UInt16(f) else { throw .init("--first-sequence must be a number from 0 to 65535, not \"\(f)\"") }
+            o.firstSequence = v
+        }
         o.sdpPath = a.string("sdp")
+        o.transportWideID = try transportWide(a.string("twcc-id"), writingSDP: o.sdpPath != nil)
         o.duration = try a.seconds("duration")
         o.json = a.flag("json")
         o.acceptPlainRTCP = a.flag("accept-plain-rtcp")
@@ -138,6 +148,25 @@ public struct ShareOptions: Sendable {
             throw .init("--srtp-key-file KEY is required (or --insecure-rtp, to loopback only)")
         }
         return o
+    }
+
+    /// `--twcc-id N` (1–14, not abs-send-time's 3) or `off`; without it,
+    /// on under the default id when the SDP this share writes can announce it.
+    private static func transportWide(_ text: String?, writingSDP: Bool) throws(ArgumentParser.Failure) -> UInt8? {
+        guard let text else { return writingSDP ? TransportSequenceNumber.defaultExtensionID : nil }
+        if text == "off" { return nil }
+        guard let id = UInt8(text), HeaderExtensionBlock.validIDs.contains(id), id != AbsoluteSendTime.extensionID else {
+            throw .init("--twcc-id must be an extension id from 1 to 14 other than abs-send-time's 3, or off, not \"\(text)\"")
+        }
+        return id
+    }
+
+    /// The header extensions the stream carries: abs-send-time, and the
+    /// transport-wide sequence number when it is on.
+    var headerExtensions: HeaderExtensionMap {
+        HeaderExtensionMap(absoluteSendTimeID: AbsoluteSendTime.extensionID,
+                           transportSequenceNumber: transportWideID.flatMap { TransportSequenceNumber(extensionID: $0) })
+            ?? .standard
     }
 
     private static func address(_ text: String, _ option: String) throws(ArgumentParser.Failure) -> SocketAddress {

@@ -1,48 +1,27 @@
 import Capture
+import ControlProtocol
 import Events
 import Foundation
 import Media
 import Recovery
 import Sending
 
-/// Drives the recovery state machines for a share and carries out what they
-/// decide: once a second, and on every capture and stall report. Decisions
-/// are taken under the lock; the actions run outside it, because restarting
-/// a capture waits for the capture thread, which may be reporting in here.
+/// Carries out what the sender's recovery decides (`SenderRecovery`, the machines put
+/// together): it feeds the machine the capture's activity, the receivers' reports and each
+/// connection's counters, and does what comes back. Decisions are taken under the lock; the
+/// actions run outside it, because restarting a capture waits for the capture thread, which
+/// may be reporting in here.
 public final class ShareRecovery: @unchecked Sendable {
-    // Safety: every field below `lock` is guarded by it.
-    struct Receiver {
-        let connection: SenderConnection
-        var watchdog: ConnectionWatchdog
-        var ladder: StallLadder
-        var lastSent = 0
-        var doing = "watching"
-        var tally = RecoveryTally()
-    }
-
-    enum Work {
-        case restartCapture(String)
-        case giveUpCapture(String)
-        case connection(SenderConnection, ConnectionWatchdog.Action)
-        case ladder(SenderConnection, StallLadder.Action)
-    }
-
+    // Safety: `machine`, `connections`, `tallies` and `captureRestarts` are guarded by `lock`.
     private let session: ShareSession
     private let clock: any MonotonicClock
     private let output: EventOutput
     private let lock = NSLock()
-    private var captureWatchdog: CaptureWatchdog
-    private var receivers: [String: Receiver] = [:]
-    private var budget = ShareAgainBudget()
-    private var history = LadderHistory()
-    private var lastCaptureFailure: String?
-    private var captureGivenUp = false
-    private var captureDoing = ""
+    private var machine: SenderRecovery
+    private var connections: [String: SenderConnection] = [:]
+    private var tallies: [String: RecoveryTally] = [:]
     private var captureRestarts = 0
     private let captureEnded: @Sendable (String) -> Void
-
-    /// Restarts that bring nothing back before the capture is given up and the share ended.
-    static let restartsBeforeGivingUp = 3
 
     /// `captureEnded` is told, once, why the capture cannot go on (the shared window closed, the
     /// desktop stopped the share, restarts do not bring it back): the share must end with that reason.
@@ -52,7 +31,7 @@ public final class ShareRecovery: @unchecked Sendable {
         self.clock = clock
         self.output = output
         self.captureEnded = captureEnded
-        captureWatchdog = CaptureWatchdog(startedAt: clock.now)
+        machine = SenderRecovery(startedAt: clock.now)
         session.observeCapture(
             activity: { [weak self] frame in self?.captureActivity(frame: frame) },
             failure: { [weak self] error in self?.captureFailed(error) })
@@ -61,32 +40,29 @@ public final class ShareRecovery: @unchecked Sendable {
     public func attach(_ connection: SenderConnection) {
         let now = clock.now
         lock.withLock {
-            receivers[connection.config.id] = Receiver(
-                connection: connection, watchdog: ConnectionWatchdog(connectedAt: now),
-                ladder: StallLadder(receiver: connection.config.displayName))
+            connections[connection.config.id] = connection
+            machine.attach(connection.config.id, name: connection.config.displayName, now: now)
+            tallies[connection.config.id] = RecoveryTally()
         }
     }
 
     /// Another source took the capture's place: its silence is timed from now, and the old one's failures are forgotten.
     public func sourceReplaced() {
         let now = clock.now
-        lock.withLock {
-            captureWatchdog = CaptureWatchdog(startedAt: now)
-            lastCaptureFailure = nil
-            captureDoing = ""
-        }
+        lock.withLock { machine.captureReplaced(now: now) }
     }
 
     public func detach(_ id: String) {
-        _ = lock.withLock { receivers.removeValue(forKey: id) }
+        lock.withLock {
+            connections.removeValue(forKey: id)
+            tallies.removeValue(forKey: id)
+            machine.detach(id)
+        }
     }
 
     private func captureActivity(frame: Bool) {
         let now = clock.now
-        lock.withLock {
-            _ = frame ? captureWatchdog.captureDelivered(now: now) : captureWatchdog.captureReportedIdle(now: now)
-            captureDoing = ""
-        }
+        lock.withLock { machine.captureActive(frame: frame, now: now) }
     }
 
     private func captureFailed(_ error: CaptureError) {
@@ -95,101 +71,59 @@ public final class ShareRecovery: @unchecked Sendable {
     }
 
     private func note(_ error: CaptureError) {
-        lock.withLock { lastCaptureFailure = error.message }
-        if error.kind == .permanent { endCapture(error.message) }
+        perform(lock.withLock { machine.captureFailed(error.message, permanent: error.kind == .permanent) })
     }
 
-    private func endCapture(_ reason: String) {
-        let first = lock.withLock { () -> Bool in
-            defer { captureGivenUp = true }
-            return !captureGivenUp
-        }
-        if first { captureEnded(reason) }
-    }
-
-    /// A receiver's media report: `screenStalled` true or false.
-    public func stallReport(receiverID: String, stalled: Bool) -> Bool {
+    /// A receiver's media report: its view stalled, decodes again, or the report is withdrawn.
+    public func stallReport(receiverID: String, _ report: SenderRecovery.Report) -> Bool {
         let now = clock.now
-        let work = lock.withLock { () -> [Work]? in
-            guard var r = receivers[receiverID] else { return nil }
-            let actions = stalled ? r.ladder.stallReported(now: now) : r.ladder.stallCleared(now: now)
-            history.record(actions, for: r.connection.config.displayName, at: now)
-            r.tally.record(actions)
-            r.tally.stall(reported: stalled, at: now)
-            receivers[receiverID] = r
-            return actions.map { .ladder(r.connection, $0) }
-        }
-        guard let work else { return false }
-        output.log(.info, "screen", "\(receiverID) reports screenStalled \(stalled)")
+        guard let work = lock.withLock({ () -> [SenderRecovery.Action]? in
+            let work = machine.report(report, from: receiverID, now: now)
+            if let work { tally(work) }
+            if work != nil, report != .withdrawn { tallies[receiverID]?.stall(reported: report == .stalled, at: now) }
+            return work
+        }) else { return false }
+        output.log(.info, "screen", "\(receiverID) reports " + ShareRecovery.words(report))
         perform(work)
         return true
     }
 
-    /// Once a second: every watchdog and ladder looks at the figures.
+    static func words(_ report: SenderRecovery.Report) -> String {
+        switch report {
+        case .stalled: "screenStalled true"
+        case .cleared: "screenStalled false"
+        case .withdrawn: "screenStalled withdrawn (held too long; not a clearing)"
+        }
+    }
+
+    /// Four times a second: every watchdog and ladder looks at the figures.
     public func tick() {
         let now = clock.now
-        let work = lock.withLock { () -> [Work] in
-            var work: [Work] = []
-            let captureActions = captureGivenUp ? [] : captureWatchdog.tick(now: now)
-            history.record(captureActions, for: "capture", at: now)
-            for case .restartCapture(let reason) in captureActions {
-                if captureWatchdog.consecutiveRestarts > Self.restartsBeforeGivingUp {
-                    work.append(.giveUpCapture(lastCaptureFailure ?? reason))
-                } else {
-                    work.append(.restartCapture(reason))
-                    captureDoing = "capture restarted"
-                    captureRestarts += 1
-                }
+        let work = lock.withLock { () -> [SenderRecovery.Action] in
+            var counters: [String: ConnectionWatchdog.Counters] = [:]
+            var reports: [String: ReceiverRestartDetector.Reports] = [:]
+            for (id, c) in connections {
+                let figures = c.counters
+                counters[id] = ConnectionWatchdog.Counters(
+                    framesIn: figures.framesIn, framesEncoded: figures.encoded, framesSent: figures.sent,
+                    linkIsLimit: c.isHeldBackByLink)
+                let heard = c.reportsHeard
+                reports[id] = ReceiverRestartDetector.Reports(reporter: heard.reporter, reporterHearsUs: heard.hearsUs,
+                                                              packetsSent: heard.packetsSent)
             }
-            for id in receivers.keys.sorted() {
-                var r = receivers[id]!
-                let counters = r.connection.counters
-                let linkIsLimit = r.connection.isHeldBackByLink
-                if counters.sent != r.lastSent {
-                    r.ladder.framesLeft(now: now)
-                    r.lastSent = counters.sent
-                }
-                let watch = r.watchdog.tick(now: now, counters: ConnectionWatchdog.Counters(
-                    framesIn: counters.framesIn, framesEncoded: counters.encoded, framesSent: counters.sent, linkIsLimit: linkIsLimit))
-                history.record(watch, for: r.connection.config.displayName, at: now)
-                r.tally.record(watch)
-                r.tally.screenStopped += watch.filter { $0.step == .keyframe }.count
-                work += watch.map { .connection(r.connection, $0) }
-                let climb = r.ladder.tick(now: now, screenStoppedLeaving: r.watchdog.screenStoppedLeaving, budget: &budget)
-                history.record(climb, for: r.connection.config.displayName, at: now)
-                r.tally.record(climb)
-                work += climb.map { .ladder(r.connection, $0) }
-                r.doing = ShareRecovery.describe(r)
-                receivers[id] = r
-            }
+            let work = machine.tick(now: now, counters: counters, reports: reports)
+            tally(work)
             return work
         }
         perform(work)
     }
 
-    static func describe(_ r: Receiver) -> String {
-        switch r.ladder.state {
-        case .idle: break
-        case .sendingKeyframes: return "keyframes for \(r.connection.config.displayName)'s stalled view"
-        case .rebuilt: return "rebuilt \(r.connection.config.displayName)'s screen"
-        case .sharedAgain: return "shared again for everyone"
-        case .gaveUp: return "could not restore \(r.connection.config.displayName)'s view"
-        }
-        switch r.watchdog.state {
-        case .watching: return "watching"
-        case .escalating(let last, _): return "frames not leaving: \(last.rawValue)"
-        }
-    }
-
     /// What the watchdog is doing, for the second status line.
     public func doing(for id: String) -> String {
-        lock.withLock {
-            if !captureDoing.isEmpty { return captureDoing }
-            return receivers[id]?.doing ?? "watching"
-        }
+        lock.withLock { machine.doing(for: id) }
     }
 
-    private func perform(_ work: [Work]) {
+    private func perform(_ work: [SenderRecovery.Action]) {
         for item in work {
             switch item {
             case .restartCapture(let reason):
@@ -200,13 +134,16 @@ public final class ShareRecovery: @unchecked Sendable {
                     output.log(.error, "screen", "the capture could not be restarted: \(error)")
                     note(error)
                 }
-            case .giveUpCapture(let failure):
-                let restarts = Self.restartsBeforeGivingUp
-                endCapture("The screen capture stopped and \(restarts) restarts did not bring it back: \(failure)")
-            case .connection(let c, let action):
-                perform(action, on: c)
-            case .ladder(let c, let action):
-                perform(action, on: c)
+            case .endCapture(let reason):
+                captureEnded(reason)
+            case .connection(let id, let action):
+                if let c = lock.withLock({ connections[id] }) { perform(action, on: c) }
+            case .ladder(let id, let action):
+                if let c = lock.withLock({ connections[id] }) { perform(action, on: c) }
+            case .restart(let id, .newStream(let reason)):
+                guard let c = lock.withLock({ connections[id] }) else { continue }
+                output.log(.info, "screen", "\(c.config.displayName): newStream — \(reason)")
+                announce(c, ssrc: c.newTransceiver(reason: reason), reason: "receiverRestarted")
             }
         }
     }
@@ -222,7 +159,6 @@ public final class ShareRecovery: @unchecked Sendable {
             c.restoreFullSize()
         case .newTransceiver(let reason):
             announce(c, ssrc: c.newTransceiver(reason: reason), reason: "newTransceiver")
-            lock.withLock { receivers[c.config.id]?.watchdog.transceiverReplaced(now: clock.now) }
         case .stoodDown:
             break
         }
@@ -241,14 +177,12 @@ public final class ShareRecovery: @unchecked Sendable {
                          human: "\(c.config.displayName)'s view is back")
         case .rebuildReceiver(let reason):
             announce(c, ssrc: c.newTransceiver(reason: reason), reason: "rebuild")
-            lock.withLock { receivers[c.config.id]?.watchdog.transceiverReplaced(now: clock.now) }
         case .shareAgain:
             output.event("shareAgain", [], human: "Sharing again for everyone")
             for other in session.receivers {
                 announce(other, ssrc: other.newTransceiver(reason: "share again"), reason: "shareAgain")
-                lock.withLock { receivers[other.config.id]?.watchdog.transceiverReplaced(now: clock.now) }
             }
-        case .stepPassed:
+        case .stepPassed, .reportWithdrawn:
             break
         }
     }
@@ -267,14 +201,39 @@ public final class ShareRecovery: @unchecked Sendable {
                      human: "New transceiver for \(c.config.displayName): SSRC \(ssrc) (\(reason))")
     }
 
+    /// Call with `lock` held: what the machines decided, counted for the quality reports.
+    private func tally(_ work: [SenderRecovery.Action]) {
+        for item in work {
+            switch item {
+            case .restartCapture:
+                captureRestarts += 1
+            case .connection(let id, let action):
+                tallies[id]?.record([action])
+                if action.step == .keyframe { tallies[id]?.screenStopped += 1 }
+            case .ladder(let id, let action):
+                tallies[id]?.record([action])
+            case .endCapture, .restart:
+                break
+            }
+        }
+    }
+
     /// What recovery did for a receiver since it joined, for its quality report.
     public func tally(for id: String) -> RecoveryTally? {
-        lock.withLock { receivers[id]?.tally }
+        lock.withLock { tallies[id] }
     }
 
     /// Capture restarts since the share began.
     public var restartsOfTheCapture: Int { lock.withLock { captureRestarts } }
 
     /// The ladder's history, for diagnostics.
-    public var historyLines: [String] { lock.withLock { history.lines } }
+    public var historyLines: [String] { lock.withLock { machine.history.lines } }
+}
+
+extension SenderRecovery.Report {
+    /// A media report as the control protocol and `screen-receiver` carry it: `expired`
+    /// withdraws the report whatever `screenStalled` says.
+    init(_ report: MediaReport) {
+        self = report.expired ? .withdrawn : report.screenStalled ? .stalled : .cleared
+    }
 }

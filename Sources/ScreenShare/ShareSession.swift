@@ -8,8 +8,9 @@ import Sending
 
 /// One share: a capture, the six-surface queue, and a connection per receiver.
 /// The source can be replaced on the running share (another window, monitor or
-/// source): the pool, the hub and every connection stay, so each receiver's
-/// stream goes on under its SSRC, with new SPS/PPS in band where the size changes.
+/// source, docs/behaviour.md §10.4): the pool, the hub and every connection stay,
+/// so each receiver's stream goes on under its SSRC, with new SPS/PPS in band
+/// where the size changes.
 public final class ShareSession: @unchecked Sendable {
     // Safety: `parameters`, `source`, `feed` and `running` are guarded by `lock`;
     // `switching` serialises what starts and stops sources: a switch, a restart, the stop.

@@ -1,4 +1,5 @@
 import Encoding
+import Recovery
 import Events
 import Transport
 
@@ -7,8 +8,9 @@ import Transport
 enum StdinCommand: Equatable {
     case policy(SendPolicy)
     case keyframe
-    /// The receiver's media report: `report stalled|cleared`, or its JSON line.
-    case report(stalled: Bool)
+    /// The receiver's media report: `report stalled|cleared`, or its JSON line (whose
+    /// `expired` withdraws the report: the view is not back).
+    case report(SenderRecovery.Report)
     case destination(SocketAddress)
     case diagnostics
     case stop
@@ -31,7 +33,7 @@ enum StdinCommand: Equatable {
         case ("keyframe", 1):
             return .success(.keyframe)
         case ("report", 2) where words[1] == "stalled" || words[1] == "cleared":
-            return .success(.report(stalled: words[1] == "stalled"))
+            return .success(.report(words[1] == "stalled" ? .stalled : .cleared))
         case ("destination", 2):
             guard let address = try? SocketAddress(parsing: words[1]) else { return refuse("destination needs HOST:PORT") }
             return .success(.destination(address))
@@ -48,7 +50,8 @@ enum StdinCommand: Equatable {
     private static func parseJSON(_ line: String) -> Result<StdinCommand, Refusal> {
         guard let value = try? JSONParser.parse(line) else { return refuse("not JSON: \(line.prefix(80))") }
         guard value["event"]?.stringValue == "report", let stalled = value["screenStalled"]?.boolValue else { return .success(.none) }
-        return .success(.report(stalled: stalled))
+        if value["expired"]?.boolValue == true { return .success(.report(.withdrawn)) }
+        return .success(.report(stalled ? .stalled : .cleared))
     }
 
     private static func refuse(_ message: String) -> Result<StdinCommand, Refusal> {

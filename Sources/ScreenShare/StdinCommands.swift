@@ -1,6 +1,7 @@
 import ControlProtocol
 import Events
 import Foundation
+import Recovery
 import Transport
 
 /// Live commands on standard input, one a line, for a share run by hand or
@@ -49,8 +50,8 @@ final class StdinCommands: @unchecked Sendable {
             session.setPolicy(policy)
         case .success(.keyframe):
             for c in session.receivers { c.requestKeyframe(reason: "asked on stdin") }
-        case .success(.report(let stalled)):
-            _ = recovery.stallReport(receiverID: StdinCommands.receiverID, stalled: stalled)
+        case .success(.report(let report)):
+            _ = recovery.stallReport(receiverID: StdinCommands.receiverID, report)
         case .success(.destination(let address)):
             move(to: address)
         case .success(.diagnostics):

@@ -1,3 +1,4 @@
+import Congestion
 import Encoding
 import Media
 import RTP
@@ -25,18 +26,9 @@ struct ConnectionState {
     static let stillRepeatInterval: Duration = .seconds(1)
     /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
     static let senderReportInterval: Duration = .seconds(1)
-    /// Packets leave at 2.5× the target bitrate: a 1080p keyframe is spread
-    /// over a few frame periods instead of hitting the link as one burst.
-    static let pacingFactor = 2.5
-    /// When the link is the limit, faster than the estimate only overflows
-    /// the bottleneck's queue: a keyframe then waits here, where it is not lost.
-    static let limitedPacingFactor = 1.2
     /// The encoder aims below the target: RTP, the send-time extension and
     /// SRTP add about 3 %, retransmissions and x264's overshoot the rest.
     static let encoderShare = 0.85
-    /// Balanced shrinks at once when the bitrate falls, but grows back only
-    /// after the bitrate has allowed it this long: each size change costs a keyframe.
-    static let balancedGrowDelay: Duration = .seconds(5)
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
 
@@ -45,7 +37,7 @@ struct ConnectionState {
     var transceiver: Transceiver
     var ssrc: UInt32 { transceiver.ssrc }
     var destination: SocketAddress
-    var bandwidth: BandwidthEstimator
+    var bandwidth: SendSideBandwidthEstimator
     let started: Instant
     var running = true
     var pending: Surface?
@@ -59,8 +51,7 @@ struct ConnectionState {
     var encoderSettings: EncoderSettings?
     /// Recovery's "a third smaller for 30 s": the scale, and until when.
     var shrink: (factor: Double, until: Instant)?
-    var balancedScale = 1.0
-    var balancedScaleChanged = Instant.zero
+    var balanced = BalancedSizer()
     var encodedSize = (0, 0)
 
     var framesIn = 0
@@ -71,6 +62,8 @@ struct ConnectionState {
     var framesEncoded = 0
     var framesSent = 0
     var stillRepeats = 0
+    /// Still-frame repeats (and keyframes from the last frame) handed to the encoder, made or not.
+    var repeatsTaken = 0
     var keyframesMade = 0
     var keyframesAsked = 0
     var encoderErrors = 0
@@ -81,6 +74,8 @@ struct ConnectionState {
     /// RFC 3550 §6.4.1: a sender report counts the packets and payload octets sent under its own SSRC, so the
     /// counts start again with a new one.
     var reportCounts = (ssrc: UInt32(0), packets: 0, octets: 0)
+    /// Padding sent to probe the path (counted in `packetsSent` too: the SR's packet count is every packet).
+    var probePacketsSent = 0
     var retransmissions = 0
     /// NACKed packets not resent because retransmissions had used their share of the link.
     var retransmissionsRefused = 0
@@ -94,7 +89,11 @@ struct ConnectionState {
     var firsReceived = 0
     var nacksReceived = 0
     var rembsReceived = 0
+    var transportFeedbackReceived = 0
     var receiverReports = 0
+    /// The SSRC the receiver's latest report came from, and whether one from it covered our stream.
+    var reporter: UInt32?
+    var reporterHearsUs = false
     var lastFractionLost = 0.0
 
     var glassToPacket = LatencyRecorder()
@@ -104,11 +103,16 @@ struct ConnectionState {
     /// Microseconds spent encoding, a second: how busy the encoder is.
     var encodeTime = RateMeter()
 
-    init(share: ShareParameters, transceiver: Transceiver, destination: SocketAddress, cap: Int, started: Instant) {
+    /// - Parameters:
+    ///   - transportWide: the receiver negotiated transport-wide feedback.
+    ///   - probePacketSize: the size on the wire of the padding packets probes are sent in.
+    init(share: ShareParameters, transceiver: Transceiver, destination: SocketAddress, cap: Int, transportWide: Bool,
+         probePacketSize: Int, started: Instant) {
         self.share = share
         self.transceiver = transceiver
         self.destination = destination
-        bandwidth = BandwidthEstimator(cap: cap)
+        bandwidth = SendSideBandwidthEstimator(cap: cap, feedbackKind: transportWide ? .transportWide : .receiverReports,
+                                               probePacketSize: probePacketSize, applicationShare: ConnectionState.encoderShare)
         self.started = started
     }
 
@@ -116,22 +120,25 @@ struct ConnectionState {
     /// to encode at. A policy that lets frames fall skips frames rather than
     /// change the encoder's rate: a new rate would need a new encoder, and a keyframe.
     mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
-        let encoderBitrate = Int(Double(bandwidth.target(at: now).bitrate) * ConnectionState.encoderShare)
+        let target = bandwidth.target(at: now)
+        let encoderBitrate = Int(Double(target.bitrate) * ConnectionState.encoderShare)
         let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
         var limit = levelLimit
         if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
-        let (plan, scale) = EncodingPlan.make(
-            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
-            bitrate: encoderBitrate, levelLimit: limit, previousScale: balancedScale,
-            mayGrow: now - balancedScaleChanged >= ConnectionState.balancedGrowDelay, shrink: recoveryScale)
-        if scale != balancedScale {
-            balancedScaleChanged = now
-            balancedScale = scale
+        var balancedScale: Double?
+        if share.policy == .balanced {
+            let bits = EncodingPlan.balancedBitsPerPixel(policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+                                                         fps: share.fps, bitrate: encoderBitrate)
+            balancedScale = balanced.update(bitsPerPixel: bits, settled: target.limit != .probing, at: now)
         }
+        let plan = EncodingPlan.make(
+            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
+            bitrate: encoderBitrate, levelLimit: limit, balancedScale: balancedScale, shrink: recoveryScale)
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
-        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, profile: profile,
-                                                favourDetail: share.policy == .detail, screenContent: share.policy != .motion)
+        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, target: target.bitrate,
+                                                profile: profile, favourDetail: share.policy == .detail,
+                                                screenContent: share.policy != .motion)
         return (settings, plan.fps)
     }
 
@@ -167,8 +174,6 @@ struct ConnectionState {
     }
 
     func pacingRate(now: Instant) -> Int {
-        let target = bandwidth.target(at: now)
-        let factor = target.limit == .cap ? ConnectionState.pacingFactor : ConnectionState.limitedPacingFactor
-        return Int(Double(target.bitrate) * factor)
+        Int(bandwidth.pacingRate(at: now))
     }
 }

@@ -21,14 +21,15 @@ final class FrameEncoder: @unchecked Sendable {
     }
 
     /// Makes sure an encoder with these settings is running: a new size or
-    /// rate needs a new codec instance (new SPS in band, same stream); a new
-    /// bitrate alone is a live reconfiguration.
+    /// rate needs a new codec instance (new SPS in band, same stream); new
+    /// bitrates alone are a live reconfiguration.
     func configure(_ wanted: EncoderSettings) throws(CodecError) {
         if let current = encoder?.settings {
             var sameShape = current
             sameShape.bitrate = wanted.bitrate
+            sameShape.bufferBits = wanted.bufferBits
             if sameShape == wanted {
-                if current.bitrate != wanted.bitrate { try encoder?.setBitrate(wanted.bitrate) }
+                if current != wanted { try encoder?.setRate(wanted) }
                 return
             }
         }

@@ -76,10 +76,10 @@ extension SenderConnection {
                     continue
                 }
                 if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
-                    let info = PacketInfo(ssrc: ssrc, sequence: sequence, timestamp: 0, marker: false, retransmission: true,
-                                          payloadLength: 0)
+                    let info = PacketInfo(ssrc: ssrc, sequence: sequence, timestamp: 0, marker: false, keyframe: false,
+                                          kind: .retransmission, payloadLength: 0)
                     _ = packet.withUnsafeBytes { bytes in
-                        queue.push(info) { slot in
+                        queue.pushFirst(info) { slot in
                             slot.copyMemory(from: bytes)
                             return bytes.count
                         }
@@ -91,14 +91,23 @@ extension SenderConnection {
                 state.nacksReceived += 1
                 state.retransmissions += resent
                 state.retransmissionsRefused += refused
+                state.bandwidth.onNack(sequenceNumbers: lost, at: now)
             }
         case .receiverReport(let rr):
+            reportArrived(from: rr.ssrc, covering: rr.reports.contains { $0.ssrc == ssrc })
             for block in rr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
         case .senderReport(let sr):
+            reportArrived(from: sr.ssrc, covering: sr.reports.contains { $0.ssrc == ssrc })
             for block in sr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
+        case .transportFeedback(let feedback):
+            // Transport-wide: it speaks of every packet on the transport, whatever SSRC it names.
+            lock.withLock {
+                state.bandwidth.onTransportFeedback(feedback, at: now)
+                state.transportFeedbackReceived += 1
+            }
         case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
             lock.withLock {
-                state.bandwidth.receiverEstimated(Int(clamping: remb.bitrate), at: now)
+                state.bandwidth.onREMB(bitrate: Int(clamping: remb.bitrate), at: now)
                 state.rembsReceived += 1
             }
         default:
@@ -106,10 +115,20 @@ extension SenderConnection {
         }
     }
 
+    /// Who reports, and whether it has heard our stream: a restarted receiver reports from a new SSRC.
+    private func reportArrived(from reporter: UInt32, covering: Bool) {
+        lock.withLock {
+            if state.reporter != reporter {
+                state.reporter = reporter
+                state.reporterHearsUs = false
+            }
+            if covering { state.reporterHearsUs = true }
+        }
+    }
+
     private func receptionReported(_ block: ReceptionReport, now: Instant) {
         lock.withLock {
-            let sending = Int(state.bitrateMeter.rate(at: now))
-            state.bandwidth.lossReported(block.lossRatio, sending: max(sending, BandwidthEstimator.minimumBitrate))
+            state.bandwidth.onReceiverReport(fractionLost: block.lossRatio, at: now)
             state.lastFractionLost = block.lossRatio
             state.receiverReports += 1
         }

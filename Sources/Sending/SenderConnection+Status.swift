@@ -1,3 +1,4 @@
+import Congestion
 import RTP
 import SRTP
 import Transport
@@ -32,28 +33,39 @@ extension SenderConnection {
             s.glassToPacketP50 = state.glassToPacket.percentile(0.5)
             s.glassToPacketP99 = state.glassToPacket.percentile(0.99)
             s.limitation = limitation(target: target, now: now)
+            s.feedback = target.limit == .noFeedback ? .none
+                : state.bandwidth.feedbackKind == .transportWide ? .transportWide : .receiverReports
             return s
         }
     }
 
     /// Bandwidth limits a share when something below the cap sets the target;
     /// the CPU does when encoding takes most of each frame period.
-    private func limitation(target: (bitrate: Int, limit: BandwidthEstimator.Limit), now: Instant) -> ShareStatus.Limitation {
+    private func limitation(target: SendSideBandwidthEstimator.Target, now: Instant) -> ShareStatus.Limitation {
         let busy = state.encodeTime.rate(at: now) / 1_000_000
         if busy > ConnectionState.cpuBusyFraction { return .cpu }
-        return target.limit == .cap ? .none : .bandwidth
+        return target.limit.isPath ? .bandwidth : .none
     }
 
-    /// Whether the link holds this connection back (the watchdog must not
-    /// mistake a starved link for a stuck encoder).
+    /// Whether encoded frames are waiting on the link: packets are queued for
+    /// the pacer (docs/behaviour.md §4.3, §7.5). A target below the cap is no
+    /// such sign: a short link that has drained its queue holds nothing back,
+    /// so it cannot excuse an encoder that has stopped.
     package var isHeldBackByLink: Bool {
-        let now = clock.now
-        return lock.withLock { state.bandwidth.target(at: now).limit != .cap } || queue.queued > PacketQueue.defaultCapacity / 2
+        queue.queued > 0
     }
 
-    /// Counters the watchdog and diagnostics read.
+    /// Counters the watchdog and diagnostics read. Frames in are captures
+    /// offered and still-frame repeats handed to the encoder: on a still
+    /// screen the repeat is all that goes in, and an encoder that stalls
+    /// there must still be seen taking frames in and giving nothing out.
     package var counters: (framesIn: Int, encoded: Int, sent: Int) {
-        lock.withLock { (state.framesIn, state.framesEncoded, state.framesSent) }
+        lock.withLock { (state.framesIn + state.repeatsTaken, state.framesEncoded, state.framesSent) }
+    }
+
+    /// What the receiver's reports say about the stream now sent, for the restart detector.
+    package var reportsHeard: (reporter: UInt32?, hearsUs: Bool, packetsSent: Int) {
+        lock.withLock { (state.reporter, state.reporterHearsUs, state.packetsSent) }
     }
 
     package var stillRepeats: Int { lock.withLock { state.stillRepeats } }
@@ -64,7 +76,7 @@ extension SenderConnection {
     package func setPolicy(_ policy: SendPolicy) {
         lock.withLock {
             state.share.policy = policy
-            state.balancedScale = 1
+            state.balanced = BalancedSizer()
         }
     }
 }
@@ -75,22 +87,36 @@ extension SenderConnection {
     /// Datagrams dropped unread because they came from a host other than the receiver's.
     package var feedbackFromElsewhere: Int { lock.withLock { state.feedbackFromElsewhere } }
 
+    /// What the bandwidth estimate is made of now. Call with `lock` held.
+    private var estimateLine: String {
+        let now = clock.now
+        let e = state.bandwidth
+        let target = e.target(at: now)
+        let acknowledged = e.acknowledgedBitrate.map { "\(Int($0) / 1000) kbit/s" } ?? "none"
+        return "estimate: target \(target.bitrate / 1000) kbit/s (\(target.limit.rawValue)), from \(e.feedbackKind == .transportWide ? "transport-wide feedback" : "reports and NACKs"), "
+            + "delay-based \(Int(e.delayBased.bitrate) / 1000) kbit/s (\(e.delayBased.usage)), loss-based \(Int(e.lossBasedBitrate) / 1000) kbit/s, "
+            + "acknowledged \(acknowledged), round trip \(Int(e.roundTrip.inMilliseconds)) ms"
+            + (e.isApplicationLimited ? ", application-limited" : "")
+    }
+
     /// The figures diagnostics show for this receiver.
     package var diagnosticLines: [String] {
         lock.withLock {
             var lines = [
                 "SSRC \(state.ssrc), transceivers \(state.transceivers), encoder generation \(state.encodeGeneration), "
                     + "abandoned encoders \(state.abandonedEncoders)",
-                "frames: in \(state.framesIn), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
+                "frames: in \(state.framesIn) (and \(state.repeatsTaken) still-frame repeats), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
                     + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
                     + "let fall for the rate \(state.framesSkippedForRate)",
-                "packets: sent \(state.packetsSent), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
+                "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
                     + "pacer drops \(queue.dropped), "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
+                    + "transport-cc \(state.transportFeedbackReceived), "
                     + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated), "
                     + "from elsewhere \(state.feedbackFromElsewhere)",
+                estimateLine,
                 "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
                     + "coalesced \(state.gate.requestsCoalesced)",
             ]

@@ -3,6 +3,7 @@ import Encoders
 import Encoding
 import Foundation
 import Media
+import Congestion
 import RTP
 import SRTP
 import Transport
@@ -54,12 +55,24 @@ public final class SenderConnection: @unchecked Sendable {
         }
         lock = clock.makeCondition()
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
-        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec, generation: 0)
-        state = ConnectionState(share: share, transceiver: first, destination: config.destination, cap: config.bitrateCap, started: clock.now)
+        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
+                                extensions: config.headerExtensions, generation: 0, firstSequence: config.firstSequence)
+        state = ConnectionState(share: share, transceiver: first, destination: config.destination, cap: config.bitrateCap,
+                                transportWide: config.headerExtensions.transportSequenceNumber != nil,
+                                probePacketSize: first.paddingPacketSize + SenderConnection.overhead(of: config),
+                                started: clock.now)
         queue = PacketQueue(rate: state.pacingRate(now: clock.now), clock: clock)
     }
 
     public var localAddress: SocketAddress { socket.localAddress }
+
+    /// What each RTP packet grows by on the way to the bottleneck: the SRTP
+    /// trailer, and the UDP and IP headers, which a link carries as well.
+    static func overhead(of config: ReceiverConfig) -> Int {
+        (config.srtp?.profile.rtpTrailerLength ?? 0) + (config.destination.family == .ipv4 ? 28 : 48)
+    }
+
+    var packetOverhead: Int { SenderConnection.overhead(of: config) }
     public var ssrc: UInt32 { lock.withLock { state.ssrc } }
 
     package func start() {
@@ -90,11 +103,7 @@ public final class SenderConnection: @unchecked Sendable {
     /// encode call, is abandoned (counted), never waited for.
     /// Call with `lock` held, after the transceiver has begun `generation`.
     private func abandonEncoder(before generation: Int) {
-        let old = "encode-\(config.id)-\(state.encodeGeneration)"
-        if liveThreads.contains(old) && state.encodeBusySince != nil {
-            abandonedThreads.insert(old)
-            state.abandonedEncoders += 1
-        }
+        abandonBusyEncoder()
         state.encodeGeneration = generation
         state.encodeBusySince = nil
         lock.broadcast()
@@ -114,6 +123,15 @@ public final class SenderConnection: @unchecked Sendable {
         startEncoder(encoder)
     }
 
+    /// The current encode thread, if it is inside an encode call, is not waited for again. Call with `lock` held.
+    private func abandonBusyEncoder() {
+        let current = "encode-\(config.id)-\(state.encodeGeneration)"
+        if liveThreads.contains(current) && state.encodeBusySince != nil {
+            abandonedThreads.insert(current)
+            state.abandonedEncoders += 1
+        }
+    }
+
     public func restoreFullSize() {
         lock.withLock { state.shrink = nil }
     }
@@ -127,8 +145,10 @@ public final class SenderConnection: @unchecked Sendable {
             while ssrc == state.ssrc { ssrc = UInt32.random(in: 1...UInt32.max) }
             let generation = state.encodeGeneration + 1
             state.transceiver.retire()
-            state.transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec, generation: generation)
+            state.transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
+                                            extensions: config.headerExtensions, generation: generation)
             state.transceivers += 1
+            state.reporterHearsUs = false
             state.gate.request(at: clock.now)
             abandonEncoder(before: generation)
             queue.clear()
@@ -145,10 +165,13 @@ public final class SenderConnection: @unchecked Sendable {
         lock.withLock { state.destination = destination }
     }
 
-    /// Stops every thread, sends RTCP BYE, and releases held surfaces.
+    /// Stops every thread, sends RTCP BYE, and releases held surfaces. An encode call
+    /// still running is abandoned, not waited for: a hung encoder holds up neither a
+    /// receiver's removal nor the end of the share (its thread exits if the call returns).
     package func stop() {
         lock.withLock {
             state.running = false
+            abandonBusyEncoder()
             lock.broadcast()
         }
         queue.close()
@@ -215,6 +238,7 @@ public final class SenderConnection: @unchecked Sendable {
                 if keyframeDue || repeatDue, let latest = latestFrame() {
                     surface = latest
                     isRepeat = true
+                    state.repeatsTaken += 1
                     break
                 }
                 var wake = lastEncode + ConnectionState.stillRepeatInterval
@@ -263,8 +287,9 @@ public final class SenderConnection: @unchecked Sendable {
         case .stops:
             lock.withLock { state.encodeBusySince = nil }
         case .hangs:
+            // Never returns, as a hung encode call does not: nothing may wait for it.
             lock.withLock {
-                while state.running { lock.wait() }
+                while true { lock.wait() }
             }
         }
     }
@@ -323,8 +348,14 @@ public final class SenderConnection: @unchecked Sendable {
                 sendReport()
                 nextReport = now + ConnectionState.senderReportInterval
             }
-            let pacing = lock.withLock { (rate: state.pacingRate(now: now), limited: state.bandwidth.target(at: now).limit != .cap) }
-            queue.setRate(pacing.rate, burstBudget: Pacer.burstBudget(linkIsTheLimit: pacing.limited))
+            let (rate, limited, probe, transceiver) = lock.withLock {
+                (state.pacingRate(now: now), state.bandwidth.target(at: now).limit.isPath, state.bandwidth.pendingProbe(at: now),
+                 state.transceiver)
+            }
+            if let probe {
+                transceiver.sendPadding(count: probe.packetCount, cluster: probe.id, bitrate: probe.bitrate, into: queue)
+            }
+            queue.setRate(rate, burstBudget: Pacer.burstBudget(linkIsTheLimit: limited))
             switch queue.pop(into: &buffer, now: now) {
             case .packet(let length, let info):
                 send(&buffer, length: length, info: info)
@@ -336,15 +367,23 @@ public final class SenderConnection: @unchecked Sendable {
         }
     }
 
-    /// Protects and sends one packet. A first send is stamped with its send
-    /// time and kept, stamped, for NACKs; a retransmission is those kept bytes
-    /// unchanged, so SRTP never covers two different packets under one
-    /// (SSRC, sequence number) (docs/behaviour.md §7.2).
+    /// Stamps, protects and sends one packet. A first send is stamped with
+    /// its send time and transport-wide sequence number and kept, stamped,
+    /// for NACKs; a retransmission is those kept bytes unchanged, so SRTP
+    /// never covers two different packets under one (SSRC, sequence number)
+    /// (docs/behaviour.md §7.2).
     private func send(_ buffer: inout [UInt8], length: Int, info: PacketInfo) {
-        if !info.retransmission {
+        let wireSize = length + packetOverhead
+        let stamped = clock.now
+        if info.kind == .retransmission {
+            lock.withLock { state.bandwidth.onPacketResent(size: wireSize, at: stamped) }
+        } else {
+            let kind: SentPacketLog.Kind
+            if case .probe(let cluster) = info.kind { kind = .probe(cluster: cluster) } else { kind = .media }
+            let transportSequence = lock.withLock { state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind) }
             buffer.withUnsafeMutableBytes { bytes in
                 let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
-                AbsoluteSendTime.stamp(packet, at: clock.now)
+                config.headerExtensions.stamp(packet, at: stamped, transportSequenceNumber: transportSequence)
                 history.withLock { _ = $0.store(UnsafeRawBufferPointer(packet), sequenceNumber: info.sequence) }
             }
         }
@@ -362,16 +401,26 @@ public final class SenderConnection: @unchecked Sendable {
             try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: destination) }
             lock.withLock {
                 state.bitrateMeter.record(wireLength * 8, at: now)
-                guard !info.retransmission else { return }
-                state.countSent(info)
-                if info.marker {
-                    state.glassToPacket.lastPacketSent(timestamp: info.timestamp, at: now)
-                    state.framesSent += 1
-                    state.sentMeter.record(at: now)
+                switch info.kind {
+                case .retransmission:
+                    return
+                case .probe:
+                    state.probePacketsSent += 1
+                    state.countSent(info)
+                case .media:
+                    state.countSent(info)
+                    if info.marker { frameLeft(info, at: now) }
                 }
             }
         } catch {
             lock.withLock { state.sendErrors += 1 }
         }
+    }
+
+    /// The last packet of a frame left. Call with `lock` held.
+    private func frameLeft(_ info: PacketInfo, at now: Instant) {
+        state.glassToPacket.lastPacketSent(timestamp: info.timestamp, at: now)
+        state.framesSent += 1
+        state.sentMeter.record(at: now)
     }
 }

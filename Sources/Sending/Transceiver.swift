@@ -16,18 +16,30 @@ final class Transceiver: Sendable {
         var retired = false
         var scratch: [UInt8] = []
         var refused = 0
+        /// The last frame's timestamp, which padding carries.
+        var lastTimestamp: UInt32?
     }
 
     let ssrc: UInt32
     private let numbering: Mutex<Numbering>
 
-    init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, generation: Int) {
+    /// `firstSequence` nil numbers from a random start.
+    init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, extensions: HeaderExtensionMap, generation: Int,
+         firstSequence: UInt16? = nil) {
         self.ssrc = ssrc
         var scratch: [UInt8] = []
         scratch.reserveCapacity(PacketQueue.slotSize)
-        numbering = Mutex(Numbering(stream: .random(ssrc: ssrc, payloadType: payloadType), packetizer: VideoPacketizer(codec),
-                                    generation: generation, scratch: scratch))
+        var stream = OutgoingRTPStream.random(ssrc: ssrc, payloadType: payloadType, extensions: extensions)
+        if let firstSequence {
+            stream = OutgoingRTPStream(ssrc: ssrc, payloadType: payloadType, firstSequence: firstSequence,
+                                       timestampBase: stream.timestampBase, extensions: extensions)
+        }
+        paddingPacketSize = stream.paddingPacketSize
+        numbering = Mutex(Numbering(stream: stream, packetizer: VideoPacketizer(codec), generation: generation, scratch: scratch))
     }
+
+    /// The size of each padding packet a probe is sent in.
+    let paddingPacketSize: Int
 
     func timestamp(for captureTime: Instant) -> UInt32 {
         numbering.withLock { $0.stream.timestamp(for: captureTime) }
@@ -63,15 +75,36 @@ final class Transceiver: Sendable {
                 if endsFrame { n.refused += 1 }
                 return false
             }
+            n.lastTimestamp = timestamp
             n.packetizer.packetize(part, endsFrame: endsFrame) { payload, last in
                 n.scratch.removeAll(keepingCapacity: true)
                 let sequence = n.stream.startPacket(marker: last, timestamp: timestamp, into: &n.scratch)
                 n.scratch.append(contentsOf: payload)
-                let info = PacketInfo(ssrc: n.stream.ssrc, sequence: sequence, timestamp: timestamp, marker: last, retransmission: false,
-                                      payloadLength: payload.count, keyframe: keyframe)
+                let info = PacketInfo(ssrc: n.stream.ssrc, sequence: sequence, timestamp: timestamp, marker: last, keyframe: keyframe,
+                                      kind: .media, payloadLength: payload.count)
                 _ = n.scratch.withUnsafeBytes { bytes in queue.push(info) { $0.copyMemory(from: bytes); return bytes.count } }
             }
             return true
+        }
+    }
+
+    /// Queues a probe cluster: `count` padding-only packets under this
+    /// stream's next sequence numbers, to leave at `bitrate`. Numbered here
+    /// and queued in order with the media, so the receiver sees no gap and
+    /// nothing out of order.
+    func sendPadding(count: Int, cluster: Int, bitrate: Double, into queue: PacketQueue) {
+        numbering.withLock { n in
+            guard !n.retired else { return }
+            let timestamp = n.lastTimestamp ?? n.stream.timestampBase
+            for _ in 0..<count {
+                n.scratch.removeAll(keepingCapacity: true)
+                let sequence = n.stream.paddingPacket(timestamp: timestamp, into: &n.scratch)
+                let info = PacketInfo(ssrc: n.stream.ssrc, sequence: sequence, timestamp: timestamp, marker: false, keyframe: false,
+                                      kind: .probe(cluster: cluster), payloadLength: 0)
+                _ = n.scratch.withUnsafeBytes { bytes in
+                    queue.push(info, rate: bitrate) { $0.copyMemory(from: bytes); return bytes.count }
+                }
+            }
         }
     }
 }

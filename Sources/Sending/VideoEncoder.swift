@@ -23,10 +23,10 @@ enum VideoEncoder {
         }
     }
 
-    func setBitrate(_ bitrate: Int) throws(CodecError) {
+    func setRate(_ wanted: EncoderSettings) throws(CodecError) {
         switch self {
-        case .h264(let e): try e.setBitrate(bitrate)
-        case .vp8(let e): try e.setBitrate(bitrate)
+        case .h264(let e): try e.setRate(wanted)
+        case .vp8(let e): try e.setBitrate(wanted.bitrate)
         }
     }
 

@@ -27,6 +27,7 @@ let help = CommandHelp(
         .init("source-height", "H", "with --quality: the synthetic screen's height", default: "none"),
         .init("source-fps", "F", "with --quality: the synthetic screen's frame rate", default: "30"),
         .init("seed", "S", "with --quality: the synthetic screen's seed", default: "1"),
+        .init("snapshot", "FILE.png", "on stopping, write the last picture decoded to this PNG file", default: "none"),
         .init("quality", "demo|motion|still", "compare each decoded frame with the synthetic frame it was (SSIM, PSNR)", default: "off"),
     ])
 
@@ -50,6 +51,7 @@ func readOptions() throws(ArgumentParser.Failure) -> (ScreenReceiver.Options, js
     }
     var options = ScreenReceiver.Options(listen: listen, key: key)
     options.duration = try a.seconds("duration")
+    options.snapshotPath = a.string("snapshot")
     if let w = a.string("wedge") {
         guard let mode = WedgeMode(rawValue: w) else { throw .init("--wedge must be keyframe, decoder, sticky or forever") }
         options.wedge = mode

@@ -18,8 +18,10 @@ final class ManagedProcess: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }()
 
-    /// Runs one of the project's programs by name, or any program by absolute path.
-    init(_ name: String, _ arguments: [String], stderrTo log: String? = nil, environment: [String: String] = [:]) throws {
+    /// Runs one of the project's programs by name, or any program by absolute path. With `readsOutput`
+    /// false nothing reads its stdout, as a client that has stopped reading.
+    init(_ name: String, _ arguments: [String], stderrTo log: String? = nil, environment: [String: String] = [:],
+         readsOutput: Bool = true) throws {
         process.executableURL = name.hasPrefix("/") ? URL(fileURLWithPath: name) : ManagedProcess.binaries.appendingPathComponent(name)
         process.arguments = arguments
         if !environment.isEmpty {
@@ -33,10 +35,12 @@ final class ManagedProcess: @unchecked Sendable {
         } else {
             process.standardError = FileHandle.nullDevice
         }
-        stdout.fileHandleForReading.readabilityHandler = { [buffer] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { return }
-            buffer.append(String(decoding: data, as: UTF8.self))
+        if readsOutput {
+            stdout.fileHandleForReading.readabilityHandler = { [buffer] handle in
+                let data = handle.availableData
+                guard !data.isEmpty else { return }
+                buffer.append(String(decoding: data, as: UTF8.self))
+            }
         }
         try process.run()
     }
@@ -114,13 +118,15 @@ final class LineBuffer: @unchecked Sendable {
     var lines: [String] { lock.withLock { complete } }
 }
 
-/// A fresh SRTP master key and salt in a file, as `--srtp-key-file` takes it.
+/// A fresh SRTP master key and salt in a file, as `--srtp-key-file` takes it: readable by this user alone.
 func makeKeyFile(bytes: Int = 30) throws -> (path: String, base64: String) {
     var key = [UInt8](repeating: 0, count: bytes)
     for i in key.indices { key[i] = UInt8.random(in: 0...255) }
     let base64 = Data(key).base64EncodedString()
     let path = NSTemporaryDirectory() + "screenshare-key-\(UUID().uuidString)"
-    try (base64 + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    guard FileManager.default.createFile(atPath: path, contents: Data((base64 + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+        throw CocoaError(.fileWriteUnknown)
+    }
     return (path, base64)
 }
 

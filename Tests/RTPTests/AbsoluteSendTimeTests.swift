@@ -6,7 +6,7 @@ struct AbsoluteSendTimeTests {
     func packet() -> [UInt8] {
         var bytes: [UInt8] = []
         RTPHeader(marker: true, payloadType: 96, sequenceNumber: 7, timestamp: 9000, ssrc: 0x1234_5678).marshal(into: &bytes)
-        AbsoluteSendTime.appendPlaceholder(to: &bytes)
+        HeaderExtensionMap.standard.appendPlaceholder(to: &bytes)
         bytes += [0x65, 0x88]
         return bytes
     }

@@ -147,4 +147,26 @@ struct PacerTests {
         #expect(sent.count == 60)
         #expect((sent[59] - start).inMilliseconds > 50)
     }
+
+    @Test func retransmission_goesAheadOfTheQueue() {
+        var pacer = Pacer(rateBitsPerSecond: 960_000, burstAllowance: .zero)
+        for _ in 0..<3 { pacer.enqueue(size: 1200) }
+        pacer.enqueueFirst(size: 600)
+        #expect(pacer.queuedPackets == 4)
+        #expect(pacer.dequeue(now: .seconds(1)) == 600)
+        #expect(pacer.queueDelay == .milliseconds(30))
+    }
+
+    @Test func probePackets_leaveAtTheirOwnRate() {
+        // Pacing at 1 Mbit/s; five 250-byte probe packets at 4 Mbit/s leave
+        // 0.5 ms apart, then the media packet behind them 2 ms after the last.
+        var pacer = Pacer(rateBitsPerSecond: 1_000_000, burstAllowance: .zero)
+        for _ in 0..<5 { pacer.enqueue(size: 250, rate: 4_000_000) }
+        pacer.enqueue(size: 250)
+        let start = Instant.seconds(3)
+        let sent = Self.drain(&pacer, from: start).map { ($0 - start).inMilliseconds }
+        #expect(sent.count == 6)
+        for (index, time) in sent.prefix(5).enumerated() { #expect(abs(time - 0.5 * Double(index)) < 0.001) }
+        #expect(abs(sent[5] - 2.5) < 0.001)
+    }
 }

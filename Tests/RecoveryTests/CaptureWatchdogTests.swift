@@ -36,25 +36,6 @@ private func restarts(
     #expect(run.watchdog.consecutiveRestarts == 0)
 }
 
-@Test func stillFrameRepeat_isNotACapture() {
-    // The screen goes still at 2; the still-frame repeat re-encodes the last
-    // frame every second from 3, but is never reported to the watchdog, so a
-    // capture that also stopped at 2 is restarted at 5.
-    var watchdog = CaptureWatchdog(startedAt: at(0))
-    var stillFrameRepeats = 0
-    var restartedAt: [Int] = []
-    for second in 1...5 {
-        if second <= 2 {
-            _ = watchdog.captureDelivered(now: at(second))
-        } else {
-            stillFrameRepeats += 1  // goes to the encoder, not to the watchdog
-        }
-        if !watchdog.tick(now: at(second)).isEmpty { restartedAt.append(second) }
-    }
-    #expect(stillFrameRepeats == 3)
-    #expect(restartedAt == [5])
-}
-
 @Test func stillScreenFromDamageDrivenSource_isNotRestarted() {
     // Frames at 1–2, then a still screen: the source says "alive, nothing
     // changed" every second, so it is never restarted.

@@ -81,22 +81,32 @@ private struct ConnectionTimeline {
     #expect(run.lines == ["25: keyframe"])
 }
 
-@Test func heldBackByLink_noStep() {
-    // From 20 nothing is encoded or sent, but bandwidth is the limit: no step.
-    // The link is last the limit at 39; 5 s of unexplained silence later,
-    // at 44 (not 43), the keyframe.
+@Test func framesWaitingOnTheLink_excuseOnlySilenceInSending() {
+    // From 20 frames are encoded but none sent, and packets wait in the
+    // pacer's queue until 39: no step. The link last held them back at 39;
+    // 5 s of unexplained silence later, at 44 (not 43), the keyframe.
     var run = ConnectionTimeline()
-    run.run(1...43) { .init(encodes: $0 <= 20, sends: $0 <= 20, linkIsLimit: $0 >= 20 && $0 < 40) }
+    run.run(1...43) { .init(sends: $0 <= 20, linkIsLimit: $0 >= 20 && $0 < 40) }
     #expect(run.lines.isEmpty)
     #expect(!run.watchdog.screenStoppedLeaving)
-    run.run(44...44) { _ in .init(encodes: false, sends: false) }
+    run.run(44...44) { _ in .init(sends: false) }
     #expect(run.lines == ["44: keyframe"])
 }
 
-@Test func linkBecomingTheLimit_standsDown() {
-    // Stuck from 20, keyframe at 25; at 27 the link becomes the limit: stood down.
+@Test func encoderThatStopsOnAShortLink_isNotExcusedByTheLink() {
+    // Nothing encoded from 20 while packets still wait on the link the whole
+    // time: an encoder that produces nothing is never the link's doing, so
+    // the keyframe comes at 25 all the same.
     var run = ConnectionTimeline()
-    run.run(1...35) { .init(encodes: $0 <= 20, sends: $0 <= 20, linkIsLimit: $0 >= 27) }
+    run.run(1...25) { .init(encodes: $0 <= 20, sends: $0 <= 20, linkIsLimit: $0 >= 20) }
+    #expect(run.lines == ["25: keyframe"])
+}
+
+@Test func linkBecomingTheLimit_standsDown() {
+    // Encoded but not sent from 20, keyframe at 25; at 27 packets are seen
+    // waiting on the link: it explains the silence, stood down.
+    var run = ConnectionTimeline()
+    run.run(1...35) { .init(sends: $0 <= 20, linkIsLimit: $0 >= 27) }
     #expect(run.lines == ["25: keyframe", "27: stoodDown"])
 }
 

@@ -45,6 +45,15 @@ private func detect(
     #expect(lines.filter { $0.hasSuffix("reportStalled") } == ["14: reportStalled"])
 }
 
+@Test func decodingAfterTheReportWasWithdrawn_clearsIt() {
+    // Withdrawn at 194; the view decodes again at 250: that is a clearing,
+    // so the sharer's "couldn't restore" notice goes and a later stall is
+    // reported afresh (here from 254, reported at 258).
+    let lines = detect(1...260) { $0 <= 10 ? $0 * 30 : ($0 >= 250 && $0 <= 254 ? $0 * 30 : ($0 > 254 ? 254 * 30 : 300)) }
+    #expect(lines.filter { !$0.hasSuffix("logStatistics") && !$0.hasSuffix("rehandPicture") }
+        == ["14: reportStalled", "194: reportExpired", "250: reportCleared", "258: reportStalled"])
+}
+
 @Test func newStream_countStartingFromZero_isMovement() {
     // Stalled at 300 decoded from 10, reported at 14. At 16 the screen is
     // rebuilt: a new SSRC whose decoder counts from zero. Still 0 at 16–17

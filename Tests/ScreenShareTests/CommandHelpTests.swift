@@ -45,8 +45,10 @@ struct CommandHelpTests {
     @Test func share_takesEveryOptionItsHelpLists_andHelpWinsOverEverythingElse() throws {
         // --window and --region exclude --monitor; --insecure-rtp excludes the key file; the portal options want the portal.
         let line = everyOption(ShareOptions.help, leaving: ["window", "region", "insecure-rtp", "srtp-key-file", "portal-window", "pipewire-link"])
-        let key = NSTemporaryDirectory() + "help-test-key-\(getpid())"
-        try (Data((0..<30).map { UInt8($0) }).base64EncodedString() + "\n").write(toFile: key, atomically: true, encoding: .utf8)
+        let key = NSTemporaryDirectory() + "help-test-key-\(UUID().uuidString)"
+        let written = FileManager.default.createFile(atPath: key, contents: Data((Data((0..<30).map { UInt8($0) }).base64EncodedString() + "\n").utf8),
+                                                     attributes: [.posixPermissions: 0o600])
+        try #require(written)
         defer { try? FileManager.default.removeItem(atPath: key) }
         let options = try ShareOptions.parse(line + ["--srtp-key-file", key])
         #expect(options.source.part == .monitor("HDMI-1") && options.policy == .detail && options.fps == 15)

@@ -115,6 +115,34 @@ struct ControlDecoderTests {
         #expect(!add.insecure)
     }
 
+    @Test func addReceiver_headerExtensions_takeTheNegotiatedIDs() throws {
+        // Chromium's numbering: abs-send-time 2, transport-wide cc 4; an extension this sender does not write is ignored.
+        let negotiated = #","headerExtensions":[{"uri":"urn:ietf:params:rtp-hdrext:toffset","id":1},"#
+            + #"{"uri":"http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time","id":2},"#
+            + #"{"uri":"http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01","id":4}]"#
+        guard case .addReceiver(let add) = try command(addReceiver(negotiated)) else { Issue.record(); return }
+        #expect(add.config.headerExtensions.absoluteSendTimeID == 2)
+        #expect(add.config.headerExtensions.transportSequenceNumber?.extensionID == 4)
+        // Only transport-wide: no abs-send-time, since the receiver did not negotiate it.
+        let alone = #","headerExtensions":[{"uri":"http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01","id":5}]"#
+        guard case .addReceiver(let b) = try command(addReceiver(alone)) else { Issue.record(); return }
+        #expect(b.config.headerExtensions.absoluteSendTimeID == nil && b.config.headerExtensions.transportSequenceNumber?.extensionID == 5)
+        // Absent: abs-send-time under 3, no transport-wide feedback.
+        guard case .addReceiver(let c) = try command(addReceiver()) else { Issue.record(); return }
+        #expect(c.config.headerExtensions == .standard && c.config.headerExtensions.transportSequenceNumber == nil)
+    }
+
+    @Test func addReceiver_headerExtensions_refuseWhatCannotBeWritten() {
+        let twcc = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+        let ast = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
+        #expect(error(addReceiver(#","headerExtensions":{"uri":"x","id":1}"#))?.field == "headerExtensions")
+        #expect(error(addReceiver(#","headerExtensions":[{"id":1}]"#))?.field == "headerExtensions[0]")
+        #expect(error(addReceiver(#","headerExtensions":[{"uri":"\#(twcc)","id":15}]"#))?.field == "headerExtensions[0].id")
+        #expect(error(addReceiver(#","headerExtensions":[{"uri":"\#(twcc)","id":0}]"#))?.code == .badField)
+        #expect(error(addReceiver(#","headerExtensions":[{"uri":"\#(ast)","id":4},{"uri":"\#(twcc)","id":4}]"#))?.field
+                == "headerExtensions[1].id")
+    }
+
     /// A loopback receiver is sent to from loopback, so nothing off this host reaches the socket; any other from every address.
     @Test func addReceiver_portBindsLoopbackOnlyForALoopbackReceiver() throws {
         guard case .addReceiver(let add) = try command(addReceiver(#","port":6002"#)) else { Issue.record(); return }
@@ -237,11 +265,28 @@ struct ControlDecoderTests {
         #expect(ControlTransportRule.check(try add("192.0.2.1:5004", insecure: true), allowUnencrypted: true) == nil)
     }
 
+    /// A move off loopback: refused for plain RTP unless allowed, and for any receiver whose socket is bound to loopback.
+    @Test func movingOffLoopback_needsPermissionAndASocketThatCanReachIt() throws {
+        let key = try SRTPKey(profile: .aes128CmHmacSha1_80, bytes: [UInt8](repeating: 1, count: 30))
+        let plain = ReceiverConfig(id: "p", displayName: "P", destination: .ipv4Loopback(port: 9), srtp: nil)
+        let secure = ReceiverConfig(id: "s", displayName: "S", destination: .ipv4Loopback(port: 9), srtp: key)
+        let away = try SocketAddress(parsing: "192.0.2.1:5004")
+        let anywhere = try SocketAddress(parsing: "0.0.0.0:4000")
+        let loopback = SocketAddress.ipv4Loopback(port: 4000)
+        #expect(ControlTransportRule.checkMove(plain, boundTo: anywhere, to: away, mayLeaveLoopback: false)?.code == .insecureRefused)
+        #expect(ControlTransportRule.checkMove(plain, boundTo: anywhere, to: away, mayLeaveLoopback: true) == nil)
+        #expect(ControlTransportRule.checkMove(secure, boundTo: anywhere, to: away, mayLeaveLoopback: false) == nil)
+        let bound = ControlTransportRule.checkMove(secure, boundTo: loopback, to: away, mayLeaveLoopback: false)
+        #expect(bound?.code == .badField && bound?.message.contains("bound to 127.0.0.1:4000") == true)
+        #expect(ControlTransportRule.checkMove(plain, boundTo: loopback, to: .ipv4Loopback(port: 7), mayLeaveLoopback: false) == nil)
+    }
+
     /// Numbers out of range, however large, are refused with the field's name, never a trap.
     @Test func numericFields_outOfRange_areRefused() {
         for (extra, field) in [(#","bitrateMax":1e19"#, "bitrateMax"), (#","bitrateMax":-1"#, "bitrateMax"),
                                (#","bitrateMax":1e400"#, "bitrateMax"), (#","ssrc":4294967296"#, "ssrc"),
-                               (#","ssrc":0"#, "ssrc"), (#","port":65536"#, "port"), (#","port":1.5"#, "port")] {
+                               (#","ssrc":0"#, "ssrc"), (#","port":65536"#, "port"), (#","port":1.5"#, "port"),
+                               (#","h264Level":"-9223372036854775808""#, "h264Level"), (#","h264Level":"922337203685477581.0""#, "h264Level")] {
             #expect(error(addReceiver(extra))?.field == field, "\(extra)")
         }
         #expect(error(#"{"cmd":"start","fps":1e300}"#)?.field == "fps")

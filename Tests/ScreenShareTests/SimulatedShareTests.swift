@@ -1,4 +1,7 @@
+import ControlProtocol
+import Events
 import Media
+import RTP
 import Sending
 import Testing
 @testable import ScreenShare
@@ -44,5 +47,120 @@ import Testing
         #expect(keyframe >= 16.9 && keyframe <= 17.6, "keyframe step at \(keyframe) s")
         #expect(fresh - keyframe >= 2.9 && fresh - keyframe <= 3.6, "fresh encoder \(fresh - keyframe) s after the keyframe")
         #expect(share.connection.counters.sent > sentAtTwenty + 30, "frames after the fresh encoder: \(share.connection.counters.sent - sentAtTwenty)")
+    }
+
+    /// An encode call that never returns holds up neither a receiver's removal nor the end of the share:
+    /// the hung call is abandoned (counted), not waited for.
+    @Test(.timeLimit(.minutes(1)))
+    func encoderThatHangs_doesNotHoldUpRemovalOrStop() throws {
+        let share = try SimulatedShare(scenario: .motion, fault: .hangs(after: .seconds(1)))
+        share.run(for: .seconds(2))
+        let second = try share.session.addReceiver(ReceiverConfig(id: "second", displayName: "Second", destination: .ipv4Loopback(port: 9),
+                                                                  srtp: nil), fault: .hangs(after: .zero))
+        share.run(for: .seconds(1))
+        share.session.removeReceiver(second)
+        #expect(second.diagnosticLines.first?.contains("abandoned encoders 1") == true, "\(second.diagnosticLines.first ?? "")")
+        share.stop()
+        #expect(share.connection.diagnosticLines.first?.contains("abandoned encoders 1") == true)
+    }
+
+    @Test func encoderThatStopsOnAShortLink_getsAKeyframeFiveSecondsLater() throws {
+        // The receiver's estimate says 1.5 Mbit/s, below the 4 Mbit/s cap, every
+        // second, as on a short link. The encoder stops at 12 s while frames
+        // keep coming in: a short link does not stop an encoder, so at 17 s
+        // the keyframe step, at 20 s the fresh encoder, and frames leave again.
+        let share = try SimulatedShare(scenario: .motion, fault: .stops(after: .seconds(12)))
+        defer { share.stop() }
+        let estimate = ReceiverEstimatedMaximumBitrate(senderSSRC: 7, bitrate: 1_500_000, ssrcs: [share.connection.ssrc])
+        share.run(until: 20) { _ in share.receive(.receiverEstimatedMaximumBitrate(estimate)) }
+        #expect(share.session.status(of: share.connection).targetBitrate == 1_500_000, "the estimate sets the target")
+        #expect(!share.connection.isHeldBackByLink, "a short link with nothing queued holds nothing back")
+        let sentAtTwenty = share.connection.counters.sent
+        share.run(until: 22) { _ in share.receive(.receiverEstimatedMaximumBitrate(estimate)) }
+        let keyframe = try #require(share.times(of: "Vicky: keyframe").first)
+        let fresh = try #require(share.times(of: "Vicky: fresh encoder").first)
+        #expect(keyframe >= 16.9 && keyframe <= 17.6, "keyframe step at \(keyframe) s")
+        #expect(fresh - keyframe >= 2.9 && fresh - keyframe <= 3.6, "fresh encoder \(fresh - keyframe) s after the keyframe")
+        #expect(share.connection.counters.sent > sentAtTwenty + 30, "frames after the fresh encoder: \(share.connection.counters.sent - sentAtTwenty)")
+    }
+
+    @Test func encoderThatStallsOnAStillScreen_isCaught_andTheLadderDoesNotGiveUp() throws {
+        // A still screen: after the first frame only the still-frame repeat goes
+        // in, once a second. The encoder stops at 12 s; the receiver reports its
+        // view stalled at 16 s. The repeats are frames in that give nothing
+        // out: the watchdog's keyframe by 17.6 s and its fresh encoder 3 s
+        // later; the repeats leave again, the receiver clears, and the ladder
+        // neither passes a step over nor gives up.
+        let share = try SimulatedShare(scenario: .still, fault: .stops(after: .seconds(12)))
+        defer { share.stop() }
+        share.run(until: 16)
+        #expect(share.recovery.stallReport(receiverID: "vicky", .stalled))
+        var sentAtFresh: Int?
+        var cleared = false
+        share.run(until: 45) { _ in
+            let sent = share.connection.counters.sent
+            if sentAtFresh == nil, !share.times(of: "Vicky: fresh encoder").isEmpty { sentAtFresh = sent }
+            if let before = sentAtFresh, sent > before, !cleared {
+                cleared = share.recovery.stallReport(receiverID: "vicky", .cleared)
+            }
+        }
+        let keyframe = try #require(share.times(of: "Vicky: keyframe — frames came in").first)
+        let fresh = try #require(share.times(of: "Vicky: fresh encoder").first)
+        #expect(keyframe >= 15.9 && keyframe <= 17.6, "keyframe step at \(keyframe) s")
+        #expect(fresh - keyframe >= 2.9 && fresh - keyframe <= 3.6, "fresh encoder \(fresh - keyframe) s after the keyframe")
+        #expect(cleared, "repeats leave again after the fresh encoder")
+        #expect(share.times(of: "Vicky: skipped").isEmpty, "no step passed over")
+        #expect(share.times(of: "Couldn't restore").isEmpty, "no give-up")
+    }
+
+    @Test func captureThatStopsOnAStillScreen_isRestartedThoughTheRepeatGoesOn() throws {
+        // A still screen whose capture says "alive, nothing changed" each
+        // frame, until at 3 s it says nothing at all. The still-frame repeat
+        // goes on encoding the last frame every second, but it is not the
+        // capture: at 6 s the capture is restarted, and only once.
+        let share = try SimulatedShare(scenario: .still, captureStallsAfterFrame: 90)
+        defer { share.stop() }
+        share.run(until: 3)
+        let repeatsAtThree = share.connection.stillRepeats
+        share.run(until: 12)
+        let restarts = share.times(of: "restarting the capture")
+        #expect(restarts.count == 1, "restarts at \(restarts)")
+        let restart = try #require(restarts.first)
+        #expect(restart >= 5.9 && restart <= 6.6, "restarted at \(restart) s")
+        #expect(share.connection.stillRepeats >= repeatsAtThree + 8, "repeats went on: \(share.connection.stillRepeats - repeatsAtThree)")
+    }
+
+    @Test func withdrawnReport_isNotTakenForAClearing() throws {
+        // screen-receiver's lines as a stand-in call client passes them on:
+        // stalled at 12 s; withdrawn at 15 s after being held as long as it
+        // may; decoding again at 18 s. Only the last says the view is back.
+        let share = try SimulatedShare(scenario: .still, receiverID: StdinCommands.receiverID)
+        defer { share.stop() }
+        let commands = StdinCommands(session: share.session, recovery: share.recovery,
+                                     diagnostics: ShareDiagnostics(session: share.session, recovery: share.recovery),
+                                     output: EventOutput(format: .human, level: .error) { _, _ in }) {}
+        share.run(until: 12)
+        commands.handle(#"{"event":"report","screenStalled":true,"reason":"nothing decoded for 4 s"}"#)
+        share.run(until: 15)
+        commands.handle(#"{"event":"report","screenStalled":true,"expired":true,"reason":"held for 3 min"}"#)
+        share.run(until: 18)
+        #expect(share.times(of: "view is back").isEmpty, "a withdrawn report is no clearing")
+        #expect(!share.times(of: "Couldn't restore Vicky's view").isEmpty, "withdrawn before the ladder's end: said so")
+        commands.handle(#"{"event":"report","screenStalled":false,"reason":"decoding again"}"#)
+        share.run(until: 19)
+        #expect(share.times(of: "view is back").count == 1)
+    }
+
+    @Test func receiverThatSendsNothing_keepsTheCapAndTheStatusSaysSo() throws {
+        // Plain RTP to a socket nobody reads: no RR, no NACK, no REMB. At 3 s
+        // the target is still the 4 Mbit/s cap and line 1 says why.
+        let share = try SimulatedShare(scenario: .motion)
+        defer { share.stop() }
+        share.run(for: .seconds(3))
+        let status = share.connection.status(capturedFPS: 30, watchdog: "watching")
+        #expect(status.targetBitrate == 4_000_000)
+        #expect(status.feedback == .none)
+        #expect(status.limitation == .none)
+        #expect(status.firstLine.contains("no feedback from the receiver"), "\(status.firstLine)")
     }
 }

@@ -27,7 +27,7 @@ struct TransceiverTests {
 
     @Test func partsOfAFrame_areNumberedInOrder_markerOnTheLastPacketOnly() {
         let queue = PacketQueue(rate: 100_000_000, clock: ManualClock())
-        let transceiver = Transceiver(ssrc: 0x1234, payloadType: 96, codec: Self.codec, generation: 0)
+        let transceiver = Transceiver(ssrc: 0x1234, payloadType: 96, codec: Self.codec, extensions: .standard, generation: 0)
         // An IDR's first part (SPS, PPS, a slice of 3000 bytes: three FU-A), then its last slice.
         let first: [UInt8] = [0, 0, 0, 1, 0x67, 0x42, 0xC0, 0x1F, 0, 0, 0, 1, 0x68, 0xCE, 0x3C, 0x80, 0, 0, 1, 0x65]
             + [UInt8](repeating: 0xAB, count: 3000)
@@ -48,7 +48,7 @@ struct TransceiverTests {
 
     @Test func encoderReplacedMidFrame_restOfTheFrameIsRefused_numbersCarryOn() {
         let queue = PacketQueue(rate: 100_000_000, clock: ManualClock())
-        let transceiver = Transceiver(ssrc: 0x1234, payloadType: 96, codec: Self.codec, generation: 0)
+        let transceiver = Transceiver(ssrc: 0x1234, payloadType: 96, codec: Self.codec, extensions: .standard, generation: 0)
         let slice: [UInt8] = [0, 0, 1, 0x41, 1, 2, 3]
         #expect(Self.send(transceiver, slice, endsFrame: false, generation: 0, into: queue))
         let before = Self.drain(queue)

@@ -5,6 +5,7 @@ import Foundation
 import Media
 import Recovery
 import ControlProtocol
+import Recovery
 import Sending
 
 /// Carries out control commands on a share: one per control channel. Lines
@@ -35,6 +36,8 @@ public final class ControlServer: @unchecked Sendable {
     private var greeted = false
     private var share: Share?
     private var liveness = ReceiverLiveness()
+    /// What a command leaves to do once `lock` is let go: stopping a connection, which waits for its threads.
+    private var afterUnlock: [() -> Void] = []
 
     public init(output: EventOutput, clock: any MonotonicClock = SystemClock(), allowUnencrypted: Bool = false) {
         self.output = output
@@ -87,8 +90,12 @@ public final class ControlServer: @unchecked Sendable {
 
     private func performLocked(_ command: ControlCommand) throws(ControlError) -> [(String, JSONValue)] {
         lock.lock()
-        defer { lock.unlock() }
-        return try perform(command)
+        let result = Result { () throws(ControlError) in try perform(command) }
+        let deferred = afterUnlock
+        afterUnlock = []
+        lock.unlock()
+        for action in deferred { action() }
+        return try result.get()
     }
 
     // MARK: Commands (called with `lock` held)
@@ -122,8 +129,10 @@ public final class ControlServer: @unchecked Sendable {
             share = s
             liveness.forget(id)
             s.recovery.detach(id)
-            s.session.removeReceiver(connection)
-            output.log(.info, "screen", "\(connection.config.displayName) removed")
+            afterUnlock.append { [output] in
+                s.session.removeReceiver(connection)
+                output.log(.info, "screen", "\(connection.config.displayName) removed")
+            }
             return [("receiver", .string(id))]
         case .report(let report):
             let s = try running()
@@ -131,7 +140,7 @@ public final class ControlServer: @unchecked Sendable {
             if let figures = report.figures {
                 output.log(.debug, "screen", "\(report.receiver) reports: \(figures.serialized.prefix(400))")
             }
-            _ = s.recovery.stallReport(receiverID: report.receiver, stalled: report.screenStalled)
+            _ = s.recovery.stallReport(receiverID: report.receiver, SenderRecovery.Report(report))
             return [("receiver", .string(report.receiver))]
         case .setPolicy(let policy):
             try running().session.setPolicy(policy)
@@ -160,7 +169,7 @@ public final class ControlServer: @unchecked Sendable {
         case .stop:
             let s = try running()
             share = nil
-            s.session.stop()
+            afterUnlock.append { s.session.stop() }
             return []
         case .diagnostics:
             return [("text", .string(try running().diagnostics.text))]

@@ -1,0 +1,65 @@
+import Events
+import Foundation
+import Media
+import Receiving
+import Synchronization
+import Testing
+import Transport
+
+/// The stall reports `screen-receiver` prints for its call client (docs/behaviour.md §6.1), from
+/// the real receiver on a manual clock: nothing ever arrives, so its view stalls from the start.
+@Suite(.serialized) struct StallReportTests {
+    final class Lines: Sendable {
+        let written = Mutex<[String]>([])
+
+        /// The `report` events so far.
+        var reports: [[String: Any]] {
+            written.withLock { lines in
+                lines.compactMap { line in
+                    guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                          object["event"] as? String == "report" else { return nil }
+                    return object
+                }
+            }
+        }
+
+        /// Waits (in real time, for the receiver's thread) until there are `count` reports.
+        func waitForReports(_ count: Int) -> [[String: Any]] {
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while reports.count < count && Date() < deadline { usleep(5000) }
+            return reports
+        }
+    }
+
+    @Test func reportHeldForThreeMinutes_isWithdrawnNotCleared() throws {
+        // Stalled from the start: reported after 4 s; after 3 minutes more the
+        // report is withdrawn, and that must not read as "screenStalled: false".
+        let clock = ManualClock()
+        let lines = Lines()
+        let output = EventOutput(format: .json, level: .error) { line, _ in lines.written.withLock { $0.append(line) } }
+        let receiver = try ScreenReceiver(options: .init(listen: SocketAddress(host: "127.0.0.1", port: 0), key: nil),
+                                          output: output, clock: clock)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            receiver.run()
+            done.signal()
+        }.start()
+        defer {
+            receiver.stop()
+            done.wait()
+        }
+        // A second at a time until the receiver's thread, which polls its socket in real time,
+        // has seen the stall: it may not have read the clock when the first second passes.
+        for _ in 0..<30 where lines.reports.isEmpty {
+            clock.advance(by: .seconds(1))
+            usleep(50_000)
+        }
+        let stalled = lines.waitForReports(1)
+        #expect(stalled.first?["screenStalled"] as? Bool == true)
+        clock.advance(by: .seconds(181))
+        let reports = lines.waitForReports(2)
+        try #require(reports.count == 2, "reports: \(reports)")
+        #expect(reports[1]["screenStalled"] as? Bool != false, "a withdrawn report is no clearing")
+        #expect(reports[1]["expired"] as? Bool == true)
+    }
+}
