@@ -18,10 +18,18 @@ final class ManagedProcess: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }()
 
-    /// Runs one of the project's programs by name, or any program by absolute path.
-    init(_ name: String, _ arguments: [String], stderrTo log: String? = nil, environment: [String: String] = [:]) throws {
-        process.executableURL = name.hasPrefix("/") ? URL(fileURLWithPath: name) : ManagedProcess.binaries.appendingPathComponent(name)
-        process.arguments = arguments
+    /// Runs one of the project's programs by name, or any program by absolute path; with
+    /// `namespace`, inside that network namespace (`ip netns exec`, which becomes the program).
+    init(_ name: String, _ arguments: [String], stderrTo log: String? = nil, environment: [String: String] = [:],
+         namespace: String? = nil) throws {
+        let program = name.hasPrefix("/") ? URL(fileURLWithPath: name) : ManagedProcess.binaries.appendingPathComponent(name)
+        if let namespace {
+            process.executableURL = URL(fileURLWithPath: LinkNamespace.ip)
+            process.arguments = ["netns", "exec", namespace, program.path] + arguments
+        } else {
+            process.executableURL = program
+            process.arguments = arguments
+        }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -130,8 +138,10 @@ extension ManagedProcess {
     }
 
     /// Starts `screen-receiver --json` and waits for the address it listens on.
-    static func receiver(key: String, listen: String = "127.0.0.1:0", seconds: Int, _ extra: [String] = []) throws -> (ManagedProcess, String) {
-        let r = try ManagedProcess("screen-receiver", ["--listen", listen, "--srtp-key-file", key, "--json", "--duration", "\(seconds)"] + extra)
+    static func receiver(key: String, listen: String = "127.0.0.1:0", seconds: Int, _ extra: [String] = [],
+                         namespace: String? = nil) throws -> (ManagedProcess, String) {
+        let r = try ManagedProcess("screen-receiver", ["--listen", listen, "--srtp-key-file", key, "--json", "--duration", "\(seconds)"] + extra,
+                                   namespace: namespace)
         guard r.waitFor(timeout: 5, { !$0.events("listening").isEmpty }),
               let address = r.events("listening").first?["address"] as? String else { throw NotListening() }
         return (r, address)
