@@ -5,6 +5,7 @@ import RTP
 @testable import Sending
 import Synchronization
 import Synthetic
+import SRTP
 import Transport
 import ControlProtocol
 @testable import ScreenShare
@@ -30,7 +31,7 @@ final class SimulatedShare: @unchecked Sendable {
 
     /// `captureStallsAfterFrame`: the capture's first run delivers nothing from that frame on.
     init(scenario: SyntheticScreen.Scenario, fault: EncoderFault? = nil, captureStallsAfterFrame: UInt64? = nil,
-         receiverID: String = "vicky") throws {
+         receiverID: String = "vicky", key: SRTPKey? = nil) throws {
         let clock = self.clock
         let lines = self.lines
         let output = EventOutput(format: .human, level: .info) { text, _ in
@@ -45,7 +46,7 @@ final class SimulatedShare: @unchecked Sendable {
         started = clock.now
         try session.start()
         connection = try session.addReceiver(
-            ReceiverConfig(id: receiverID, displayName: "Vicky", destination: sink.localAddress, srtp: nil), fault: fault)
+            ReceiverConfig(id: receiverID, displayName: "Vicky", destination: sink.localAddress, srtp: key), fault: fault)
         recovery.attach(connection)
         let (heartbeat, recovery, done) = (self.heartbeat, self.recovery, self.done)
         Thread {
@@ -69,11 +70,17 @@ final class SimulatedShare: @unchecked Sendable {
         }
     }
 
-    /// An RTCP datagram from the receiver's side, as the feedback thread would read it.
-    func receive(_ packet: RTCPPacket) {
+    /// An RTCP datagram from the receiver's side, as the feedback thread would read it;
+    /// protected by `protector` when the share has a key.
+    func receive(_ packet: RTCPPacket, protector: SRTPSession? = nil) {
         var bytes: [UInt8] = []
         try! packet.marshal(into: &bytes)
-        connection.handleDatagram(&bytes, count: bytes.count)
+        var count = bytes.count
+        if let protector {
+            bytes += [UInt8](repeating: 0, count: SRTPSession.maximumTrailerLength)
+            count = try! protector.protectRTCP(&bytes, length: count)
+        }
+        connection.handleDatagram(&bytes, count: count)
     }
 
     /// When each line containing `text` was written, in seconds since the start.
