@@ -7,6 +7,8 @@ public protocol CaptureSource: AnyObject, Sendable {
     var name: String { get }
     /// The size frames will have (already within the 1920 cap).
     var frameSize: (width: Int, height: Int) { get }
+    /// Which monitor, window or node this is, as far as the source knows.
+    var subject: CaptureSubject { get }
     func start(_ output: CaptureOutput) throws(CaptureError)
     func stop()
 }

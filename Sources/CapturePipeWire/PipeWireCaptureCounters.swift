@@ -12,6 +12,8 @@ public struct PipeWireCaptureCounters: Sendable, Equatable {
     public var droppedAllSurfacesHeld: UInt64 = 0
     /// Buffers with no usable picture (empty or marked corrupted).
     public var droppedEmpty: UInt64 = 0
+    /// Cursor bitmaps refused because their metadata did not fit the buffer it came in.
+    public var cursorRefused: UInt64 = 0
 
     public init() {}
 }

@@ -28,15 +28,20 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
     private var streamSize = (width: 0, height: 0)
     private var cursor = PipeWireCursor()
     private let copier = PipeWireFrameCopier()
-    private var lastDelivered: Instant?
+    /// The newest buffer, kept from its arrival until the ticker copies it;
+    /// a newer one replaces it. Never more than one (docs/behaviour.md §2.1).
+    private var waiting: UnsafeMutablePointer<pw_buffer>?
+    private let arrived: @Sendable () -> Void
     private var frameNumber: UInt64 = 0
     private var link: OpaquePointer?
     private var linkedAt: Instant?
     private(set) var counters = PipeWireCaptureCounters()
     private(set) var cappedSize: (width: Int, height: Int)?
 
+    /// `arrived` is called on the loop thread when a buffer is waiting: the
+    /// source's ticker then calls `run`, which copies it.
     init(target: UInt32?, remoteFD: Int32?, fps: Int, linksItself: Bool, stallLimit: Duration,
-         output: CaptureOutput) throws(CaptureError) {
+         output: CaptureOutput, arrived: @escaping @Sendable () -> Void) throws(CaptureError) {
         connection = try PipeWireConnection(remoteFD: remoteFD, threadName: "capture-pipewire")
         // The target goes in as pw_stream_connect's node id (PipeWire makes it `node.target`), never as
         // `target.object`: WirePlumber reads that as an object serial, and the portal hands out node ids,
@@ -46,6 +51,7 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
         self.output = output
         self.target = target
         self.linksItself = linksItself
+        self.arrived = arrived
         framePeriod = .nanoseconds(1_000_000_000 / max(1, fps))
         health = PipeWireStreamHealth(stallLimit: stallLimit, now: output.clock.now)
         stream.delegate = self
@@ -61,19 +67,32 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
 
     func stop() {
         connection.stopThread()
+        // The stream frees its buffers as it goes.
+        waiting = nil
         if let link { pw_proxy_destroy(link) }
         link = nil
         stream.destroy()
     }
 
-    /// Called once a frame period from the source's ticker thread.
-    func check() -> PipeWireStreamHealth.Verdict {
+    /// Called from the source's ticker thread once a frame period, and as soon
+    /// as the schedule allows after a buffer arrived: copies the waiting buffer,
+    /// if any, and looks at the stream's health. `delivered` says whether a
+    /// frame went out.
+    func run() -> (verdict: PipeWireStreamHealth.Verdict, delivered: Bool) {
         connection.locked {
+            var delivered = false
+            if let buffer = waiting, let handle = stream.handle {
+                waiting = nil
+                cursor.update(from: buffer.pointee.buffer)
+                counters.cursorRefused = UInt64(cursor.refused)
+                delivered = deliver(buffer.pointee.buffer)
+                pw_stream_queue_buffer(handle, buffer)
+            }
             let now = output.clock.now
             if linksItself, health.phase != .streaming, let linkedAt, now - linkedAt >= Self.relinkAfter {
                 makeLink(at: now)
             }
-            return health.check(at: now, period: framePeriod)
+            return (health.check(at: now, period: framePeriod), delivered)
         }
     }
 
@@ -123,39 +142,48 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
         while let buffer = pw_stream_dequeue_buffer(handle) {
             counters.received += 1
             if let older = newest {
-                cursor.update(from: older.pointee.buffer)
-                pw_stream_queue_buffer(handle, older)
+                giveBack(older, to: handle)
                 counters.droppedSuperseded += 1
             }
             newest = buffer
         }
         guard let newest else { return }
-        defer { pw_stream_queue_buffer(handle, newest) }
-        cursor.update(from: newest.pointee.buffer)
-        deliver(newest.pointee.buffer)
+        if let older = waiting {
+            // It came within a frame period of the last capture, and now a newer one has too.
+            giveBack(older, to: handle)
+            counters.droppedOverRate += 1
+        }
+        waiting = newest
+        arrived()
+    }
+
+    /// Returns a buffer unused, keeping the cursor it carried.
+    private func giveBack(_ buffer: UnsafeMutablePointer<pw_buffer>, to handle: OpaquePointer) {
+        cursor.update(from: buffer.pointee.buffer)
+        counters.cursorRefused = UInt64(cursor.refused)
+        pw_stream_queue_buffer(handle, buffer)
+    }
+
+    func streamBufferRemoved(_ buffer: UnsafeMutablePointer<pw_buffer>) {
+        if waiting == buffer { waiting = nil }
     }
 
     // MARK: - Frames
 
-    private func deliver(_ buffer: UnsafeMutablePointer<spa_buffer>) {
+    private func deliver(_ buffer: UnsafeMutablePointer<spa_buffer>) -> Bool {
         let now = output.clock.now
-        guard let format, let cappedSize, buffer.pointee.n_datas > 0 else { return }
+        guard let format, let cappedSize, buffer.pointee.n_datas > 0 else { return false }
         let data = buffer.pointee.datas[0]
         guard let base = data.data, let chunk = data.chunk?.pointee, chunk.size > 0,
               chunk.flags & Int32(SPA_CHUNK_FLAG_CORRUPTED) == 0 else {
             counters.droppedEmpty += 1
-            return
+            return false
         }
         let stride = chunk.stride > 0 ? Int(chunk.stride) : streamSize.width * 4
         let offset = Int(chunk.offset) % max(1, Int(data.maxsize))
         guard offset + stride * (streamSize.height - 1) + streamSize.width * 4 <= Int(data.maxsize) else {
             counters.droppedEmpty += 1
-            return
-        }
-        // A quarter-period of slack keeps a producer at exactly our rate from losing frames to jitter.
-        if let lastDelivered, now - lastDelivered < framePeriod * 3 / 4 {
-            counters.droppedOverRate += 1
-            return
+            return false
         }
         health.frameArrived(at: now)
         frameNumber += 1
@@ -171,10 +199,10 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
         }
         if written {
             counters.delivered += 1
-            lastDelivered = now
         } else {
             counters.droppedAllSurfacesHeld += 1
         }
+        return written
     }
 
     /// Without a session manager nothing links the producer to us, so we

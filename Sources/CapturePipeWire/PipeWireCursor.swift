@@ -23,36 +23,57 @@ struct PipeWireCursor {
     private var pixels: [UInt32] = []
     private(set) var visible = false
 
+    /// Cursor bitmaps refused: offsets, a size or a stride that do not fit the meta area they came in,
+    /// a side over `maxSide`, or a pixel format that is not one of ours.
+    private(set) var refused = 0
+
     /// Reads the cursor meta of one buffer, if it carries any.
     mutating func update(from buffer: UnsafeMutablePointer<spa_buffer>) {
-        let minimum = MemoryLayout<spa_meta_cursor>.size
-        guard let raw = spa_buffer_find_meta_data(buffer, SPA_META_Cursor.rawValue, minimum) else { return }
-        let meta = raw.assumingMemoryBound(to: spa_meta_cursor.self).pointee
+        guard let meta = spa_buffer_find_meta(buffer, SPA_META_Cursor.rawValue), let data = meta.pointee.data else { return }
+        update(meta: UnsafeRawBufferPointer(start: data, count: Int(meta.pointee.size)))
+    }
+
+    /// Reads a cursor meta area. It lies in the producer's shared memory and is
+    /// not trusted (docs/behaviour.md §9): every offset, size and the stride
+    /// are checked against the area before a byte is read, and what does not
+    /// fit is refused and counted.
+    mutating func update(meta area: UnsafeRawBufferPointer) {
+        let cursorSize = MemoryLayout<spa_meta_cursor>.size
+        let bitmapSize = MemoryLayout<spa_meta_bitmap>.size
+        guard area.count >= cursorSize else { return }
+        let meta = area.loadUnaligned(as: spa_meta_cursor.self)
         // An id of 0 means "no cursor information in this buffer".
         guard meta.id != 0 else { return }
         x = Int(meta.position.x)
         y = Int(meta.position.y)
         visible = true
-        guard meta.bitmap_offset >= UInt32(minimum) else { return }
-        let bitmap = (raw + Int(meta.bitmap_offset)).assumingMemoryBound(to: spa_meta_bitmap.self).pointee
+        // No bitmap in this buffer: the last one still stands.
+        guard meta.bitmap_offset >= UInt32(cursorSize) else { return }
+        let bitmapStart = Int(meta.bitmap_offset)
+        guard bitmapStart <= area.count - bitmapSize else { return refuse() }
+        let bitmap = area.loadUnaligned(fromByteOffset: bitmapStart, as: spa_meta_bitmap.self)
         guard bitmap.format != 0 else { return }
         hotspotX = Int(meta.hotspot.x)
         hotspotY = Int(meta.hotspot.y)
         let w = Int(bitmap.size.width), h = Int(bitmap.size.height)
         // An offset of 0 means an invisible pointer.
-        guard bitmap.offset >= UInt32(MemoryLayout<spa_meta_bitmap>.size), w > 0, h > 0,
-              w <= Self.maxSide, h <= Self.maxSide,
-              let format = PipeWirePixelFormat(spaFormat: bitmap.format) else {
+        guard bitmap.offset >= UInt32(bitmapSize), w > 0, h > 0 else {
             width = 0
             height = 0
             return
         }
-        let source = raw + Int(meta.bitmap_offset) + Int(bitmap.offset)
         let stride = bitmap.stride > 0 ? Int(bitmap.stride) : w * 4
+        let pixelStart = bitmapStart + Int(bitmap.offset)
+        guard w <= Self.maxSide, h <= Self.maxSide, stride >= w * 4, let format = PipeWirePixelFormat(spaFormat: bitmap.format),
+              pixelStart <= area.count, (h - 1) * stride + w * 4 <= area.count - pixelStart else {
+            width = 0
+            height = 0
+            return refuse()
+        }
         pixels = Array(repeating: 0, count: w * h)
         for row in 0..<h {
             for column in 0..<w {
-                var word = source.load(fromByteOffset: row * stride + column * 4, as: UInt32.self)
+                var word = area.loadUnaligned(fromByteOffset: pixelStart + row * stride + column * 4, as: UInt32.self)
                 if format.isRedFirst {
                     word = (word & 0xFF00_FF00) | ((word & 0xFF) << 16) | ((word >> 16) & 0xFF)
                 }
@@ -62,6 +83,10 @@ struct PipeWireCursor {
         }
         width = w
         height = h
+    }
+
+    private mutating func refuse() {
+        refused += 1
     }
 
     /// Blends the pointer into `surface`; `scale` maps stream to surface coordinates.

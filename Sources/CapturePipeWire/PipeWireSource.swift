@@ -5,11 +5,13 @@ import Capture
 /// A screen (or window) from PipeWire: a `pw_stream` consumer of a node,
 /// normally one the ScreenCast portal gave us (`PortalSource`), or a node id.
 ///
-/// Frames arrive in shared memory as BGRx, BGRA, RGBx or RGBA; each is
-/// copied (and converted to BGRx) into a surface and its buffer given back at
-/// once. Only the newest waiting frame is used, frames over `fps` are
-/// dropped, and size changes are followed without ending the share. See
-/// `PipeWireStreamHealth` for how a still screen is told from a stall.
+/// Frames arrive in shared memory as BGRx, BGRA, RGBx or RGBA. The newest
+/// is copied (and converted to BGRx) into a surface as soon as the share's
+/// frame rate allows — a buffer that comes within a frame period of the last
+/// capture waits for the end of that period, and a newer one replaces it —
+/// and its buffer is given back at once. Size changes are followed without
+/// ending the share. See `PipeWireStreamHealth` for how a still screen is
+/// told from a stall.
 public final class PipeWireSource: CaptureSource, @unchecked Sendable {
     // Safety: `run` and `lastSize` are guarded by `state`'s mutex; everything
     // else is immutable.
@@ -23,7 +25,7 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
     private let fps: Int
     private let linksItself: Bool
     private let stallLimit: Duration
-    private let state = Mutex<(run: Run?, lastSize: (width: Int, height: Int))>((nil, (1920, 1080)))
+    private let state = Mutex<(run: Run?, lastSize: (width: Int, height: Int)?)>((nil, nil))
 
     /// - Parameters:
     ///   - nodeID: the PipeWire node to capture; nil lets the session manager choose.
@@ -64,8 +66,15 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
         node().map { "PipeWire node \($0)" } ?? "PipeWire"
     }
 
+    public var subject: CaptureSubject { CaptureSubject(.node, node: node()) }
+
     /// The negotiated size once known (capped), else the 1080p most screens have.
     public var frameSize: (width: Int, height: Int) {
+        negotiatedSize ?? (1920, 1080)
+    }
+
+    /// The size the stream negotiated (capped), kept from the last run; nil before the first.
+    public var negotiatedSize: (width: Int, height: Int)? {
         state.withLock { current in
             if let size = current.run?.consumer.snapshot.size { current.lastSize = size }
             return current.lastSize
@@ -82,15 +91,19 @@ public final class PipeWireSource: CaptureSource, @unchecked Sendable {
         if target == nil, linksItself {
             throw CaptureError(.temporary, "No PipeWire node to capture: the producer has not said which node it is")
         }
+        let ticker = FrameTicker(fps: fps, name: "capture-pipewire")
         let consumer = try PipeWireConsumer(target: target, remoteFD: try remote(), fps: fps,
-                                            linksItself: linksItself, stallLimit: stallLimit, output: output)
-        let ticker = FrameTicker(fps: fps, name: "capture-pipewire-health")
+                                            linksItself: linksItself, stallLimit: stallLimit, output: output) {
+            ticker.wake()
+        }
         ticker.start(on: output.clock) { _ in
-            switch consumer.check() {
+            let (verdict, delivered) = consumer.run()
+            switch verdict {
             case .delivering, .silent: break
             case .idle: output.idle()
             case .fail(let message): output.fail(CaptureError(.temporary, message))
             }
+            return delivered
         }
         state.withLock { $0.run = Run(consumer: consumer, ticker: ticker) }
     }

@@ -9,6 +9,12 @@ protocol PipeWireStreamDelegate: AnyObject {
     func streamStateChanged(to state: pw_stream_state, error: String?)
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?)
     func streamProcess()
+    /// PipeWire is taking `buffer` back (renegotiation, the stream ending): whoever holds it must let go.
+    func streamBufferRemoved(_ buffer: UnsafeMutablePointer<pw_buffer>)
+}
+
+extension PipeWireStreamDelegate {
+    func streamBufferRemoved(_ buffer: UnsafeMutablePointer<pw_buffer>) {}
 }
 
 /// Owns a `pw_stream` and the listener that turns its C callbacks into
@@ -42,6 +48,10 @@ final class PipeWireStream {
         events.pointee.process = { data in
             let me = Unmanaged<PipeWireStream>.fromOpaque(data!).takeUnretainedValue()
             me.delegate?.streamProcess()
+        }
+        events.pointee.remove_buffer = { data, buffer in
+            let me = Unmanaged<PipeWireStream>.fromOpaque(data!).takeUnretainedValue()
+            if let buffer { me.delegate?.streamBufferRemoved(buffer) }
         }
         pw_stream_add_listener(stream, hook, events, Unmanaged.passUnretained(self).toOpaque())
     }

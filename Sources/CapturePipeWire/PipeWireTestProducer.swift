@@ -19,6 +19,8 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
         public var resize: (atFrame: UInt64, width: Int, height: Int)?
         /// Send the pointer at this stream position as SPA_META_Cursor with a bitmap.
         public var cursor: (x: Int, y: Int)?
+        /// Lie in that metadata, as a hostile producer might.
+        public var cursorLie: CursorLie?
         /// Every `every` frames, keep `buffers` buffers back for `forFrames` frames.
         public var hold: (buffers: Int, every: UInt64, forFrames: UInt64)?
 
@@ -26,6 +28,18 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
             self.width = width
             self.height = height
         }
+    }
+
+    /// Cursor metadata that does not fit the meta area it is sent in.
+    public enum CursorLie: Sendable, CaseIterable {
+        /// `bitmap_offset` points far past the meta area.
+        case bitmapOutsideMeta
+        /// A 256×256 bitmap in an area with room for 64×64.
+        case bitmapLargerThanMeta
+        /// A stride shorter than a row of pixels.
+        case strideShorterThanRow
+        /// Pixels said to start past the end of the area.
+        case pixelsOutsideMeta
     }
 
     private static let buffers = (preferred: 8, range: 2...16)
@@ -52,7 +66,10 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
                            flags: [PW_STREAM_FLAG_DRIVER, PW_STREAM_FLAG_MAP_BUFFERS],
                            params: formatParams(width: options.width, height: options.height))
         connection.start()
-        ticker.start(on: SystemClock()) { [weak self] _ in self?.trigger() }
+        ticker.start(on: SystemClock()) { [weak self] _ in
+            self?.trigger()
+            return true
+        }
     }
 
     private func trigger() {
@@ -169,5 +186,14 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
         for index in 0..<(side * side) {
             image.storeBytes(of: word, toByteOffset: index * 4, as: UInt32.self)
         }
+        switch options.cursorLie {
+        case .bitmapOutsideMeta: cursor.bitmap_offset = 0x7FFF_0000
+        case .bitmapLargerThanMeta: bitmap.size = spa_rectangle(width: 256, height: 256)
+        case .strideShorterThanRow: bitmap.stride = 4
+        case .pixelsOutsideMeta: bitmap.offset = UInt32(Self.cursorMetaBytes)
+        case nil: return
+        }
+        raw.storeBytes(of: cursor, as: spa_meta_cursor.self)
+        (raw + cursorBytes).storeBytes(of: bitmap, as: spa_meta_bitmap.self)
     }
 }

@@ -10,6 +10,8 @@ public struct PortalProbe: Sendable, CustomStringConvertible {
     public let cursorModes: PortalCursorModes
 
     public var reachable: Bool { problem == nil }
+    /// Whether the portal can hand out restore tokens, so the picker need not be shown again.
+    public var remembersChoice: Bool { (version ?? 0) >= Self.firstVersionWithRestore }
 
     public init(problem: String?, version: UInt32?, sourceTypes: PortalSourceTypes, cursorModes: PortalCursorModes) {
         self.problem = problem
@@ -35,7 +37,7 @@ public struct PortalProbe: Sendable, CustomStringConvertible {
             return "ScreenCast portal: not reachable (\(problem ?? "no version")). Screen sharing on Wayland needs "
                 + "xdg-desktop-portal and the backend for your desktop (xdg-desktop-portal-gnome, -kde or -wlr)."
         }
-        let restore = version >= Self.firstVersionWithRestore
+        let restore = remembersChoice
             ? "remembers the last choice" : "asks every time (version \(Self.firstVersionWithRestore) remembers the choice)"
         return "ScreenCast portal version \(version): shares \(sourceTypes); pointer modes \(cursorModes); \(restore)."
     }

@@ -1,8 +1,6 @@
 import Foundation
 import Capture
-#if canImport(Glibc)
-import Glibc
-#endif
+import Media
 
 /// Where the portal's restore token is kept between shares. With it the
 /// portal may skip the picker and share the same screen again; each Start
@@ -30,28 +28,20 @@ public struct PortalRestoreTokenFile: Sendable {
     }
 
     /// Saves `token`, readable by this user only: it grants a screen share without asking. The file is
-    /// made 0600 from its first byte (a temporary beside it, then renamed over the old one), so the
-    /// token is never readable by others, not even for a moment, and a reader never sees half of it.
+    /// 0600 from its first byte and replaced whole (`PrivateFile`), so the token is never readable by
+    /// others, not even for a moment, and a reader never sees half of it.
     public func save(_ token: String) throws(CaptureError) {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let temporary = "\(directory)/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0 ... .max))"
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
             throw failure(error.localizedDescription)
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
-        let bytes = Array((token + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let reason = written == bytes.count ? nil : String(cString: strerror(written < 0 ? errno : EIO))
-        close(fd)
-        guard reason == nil, rename(temporary, path) == 0 else {
-            let why = reason ?? String(cString: strerror(errno))
-            unlink(temporary)
-            throw failure(why)
+        do {
+            try PrivateFile.write(token + "\n", to: path)
+        } catch {
+            throw failure(error.description)
         }
     }
 

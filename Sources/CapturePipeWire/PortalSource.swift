@@ -52,10 +52,18 @@ public final class PortalSource: CaptureSource {
         return stream.map { "portal \(kind) (node \($0.nodeID))" } ?? "portal \(kind)"
     }
 
-    /// The captured size once known, else the size the portal announced, capped.
+    /// A monitor or window as the portal said, with its node once started; no names: the portal gives none.
+    public var subject: CaptureSubject {
+        let stream = shared.withLock { $0.stream }
+        let kind = stream?.sourceType ?? options.sourceTypes
+        let shows: CaptureSubject.Kind = kind.contains(.window) ? .window : kind.contains(.monitor) ? .monitor : .screen
+        return CaptureSubject(shows, node: stream?.nodeID)
+    }
+
+    /// The captured size once negotiated, else the size the portal announced, capped.
     public var frameSize: (width: Int, height: Int) {
         let (capture, size) = shared.withLock { ($0.capture, $0.stream?.size) }
-        if let capture { return capture.frameSize }
+        if let negotiated = capture?.negotiatedSize { return negotiated }
         return size.map { CaptureLimits.capped(width: $0.width, height: $0.height) } ?? (1920, 1080)
     }
 

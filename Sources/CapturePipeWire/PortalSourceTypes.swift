@@ -9,10 +9,13 @@ public struct PortalSourceTypes: OptionSet, Sendable, CustomStringConvertible {
     /// A screen the compositor makes up for the share (version 3 and later).
     public static let virtual = PortalSourceTypes(rawValue: 4)
 
+    /// ["monitor", "window"]: the kinds offered, by name.
+    public var names: [String] {
+        [(Self.monitor, "monitor"), (Self.window, "window"), (Self.virtual, "virtual")].filter { contains($0.0) }.map(\.1)
+    }
+
     /// "monitor", "monitor, window", or "none".
     public var description: String {
-        let names = [(Self.monitor, "monitor"), (Self.window, "window"), (Self.virtual, "virtual")]
-            .filter { contains($0.0) }.map(\.1)
-        return names.isEmpty ? "none" : names.joined(separator: ", ")
+        names.isEmpty ? "none" : names.joined(separator: ", ")
     }
 }

@@ -11,7 +11,7 @@ public final class ScreenCastPortal {
     public struct Options: Sendable {
         public var sourceTypes: PortalSourceTypes
         /// Nil keeps no token: the picker opens every time.
-        public var restoreTokenFile: PortalRestoreTokenFile?
+        public var restoreTokens: (any PortalRestoreTokenStore)?
         /// Nil is the session bus of `DBUS_SESSION_BUS_ADDRESS`.
         public var busAddress: String?
         /// Start waits for the person to choose in the picker.
@@ -22,11 +22,11 @@ public final class ScreenCastPortal {
         public var notes: @Sendable (String) -> Void
 
         public init(sourceTypes: PortalSourceTypes = .monitor,
-                    restoreTokenFile: PortalRestoreTokenFile? = PortalRestoreTokenFile(path: PortalRestoreTokenFile.defaultPath()),
+                    restoreTokens: (any PortalRestoreTokenStore)? = PortalRestoreTokenFile(path: PortalRestoreTokenFile.defaultPath()),
                     busAddress: String? = nil, startTimeout: Duration = .seconds(60), requestTimeout: Duration = .seconds(10),
                     notes: @escaping @Sendable (String) -> Void = { _ in }) {
             self.sourceTypes = sourceTypes
-            self.restoreTokenFile = restoreTokenFile
+            self.restoreTokens = restoreTokens
             self.busAddress = busAddress
             self.startTimeout = startTimeout
             self.requestTimeout = requestTimeout
@@ -99,7 +99,7 @@ public final class ScreenCastPortal {
         var token: String?
         if let version = offered.version, version >= PortalProbe.firstVersionWithRestore {
             choices.append(("persist_mode", .uint32(Self.persistUntilRevoked)))
-            token = options.restoreTokenFile?.load()
+            token = options.restoreTokens?.load()
         }
         guard let token else {
             try selectSources(handle, choices)
@@ -143,8 +143,8 @@ public final class ScreenCastPortal {
                 ? "The desktop restored the last choice from the saved restore token, without its picker"
                 : "The desktop did not know the saved restore token, so the screen was chosen in its picker")
         }
-        if let token, token != presentedToken, let file = options.restoreTokenFile {
-            do throws(CaptureError) { try file.save(token) } catch { restoreTokenProblem = error }
+        if let token, let store = options.restoreTokens {
+            do throws(CaptureError) { try store.save(token) } catch { restoreTokenProblem = error }
         }
         return streams
     }

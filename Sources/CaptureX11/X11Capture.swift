@@ -4,14 +4,18 @@ import YUV
 import Capture
 
 /// One connection's worth of X11 capture: made when a share starts (or
-/// restarts, which reconnects), driven tick by tick on the capture thread.
+/// restarts, which reconnects), driven tick by tick on the capture thread,
+/// and woken early by its change watcher's thread.
 final class X11Capture: @unchecked Sendable {
-    // Safety: made by X11Source.start, then used only on its ticker's thread until stop returns.
+    // Safety: made by X11Source.start, then used only on its ticker's thread
+    // until the ticker stops; the watcher is thread-safe.
     private let connection: X11Connection
     private let reader: X11ImageReader
     private let cursor: X11Cursor?
     private let watcher: X11ChangeWatcher
     private let window: xcb_window_t?
+    /// The shared window's title when it was opened; nil for the other targets or an untitled window.
+    let windowTitle: String?
     /// The shared area in root coordinates; a window's follows it each tick.
     private var area: X11Rect
     /// The first tick, a window shown again, or a frame dropped for want of a surface.
@@ -19,7 +23,7 @@ final class X11Capture: @unchecked Sendable {
     /// After a failure is reported the capture stays silent until stopped.
     private var ended = false
 
-    init(display: String?, target: X11Target, note: (String) -> Void) throws(CaptureError) {
+    init(display: String?, target: X11Target, clock: any MonotonicClock, note: (String) -> Void) throws(CaptureError) {
         let connection = try X11Connection(display: display)
         let name = connection.displayName
         switch target {
@@ -42,6 +46,7 @@ final class X11Capture: @unchecked Sendable {
             case .closed: throw CaptureError(.permanent, "X display \(name) has no window \(X11Target.hex(id)) — was it closed?")
             }
         }
+        windowTitle = window.flatMap { X11TopLevelWindows(connection: connection).title(of: $0) }
         reader = X11ImageReader(connection: connection)
         if let problem = reader.sharedMemoryProblem {
             note("X display \(name): MIT-SHM is not usable (\(problem)), so frames come through the X socket, which is slower")
@@ -50,19 +55,30 @@ final class X11Capture: @unchecked Sendable {
         if cursor == nil {
             note("X display \(name) has no XFixes 4, so the cursor is not drawn into the share")
         }
-        watcher = X11ChangeWatcher(connection: connection, watchCursor: cursor != nil)
+        watcher = X11ChangeWatcher(connection: connection, watchCursor: cursor != nil, area: area, clock: clock)
         if !watcher.tracksDamage {
             note("X display \(name) has no DAMAGE, so every frame is captured and sent even when nothing changed")
         }
         self.connection = connection
     }
 
+    /// Starts watching for changes; `changed` hears each one, on the watcher's thread.
+    func watch(changed: @escaping @Sendable () -> Void) {
+        watcher.start(changed: changed)
+    }
+
+    /// Stops the watcher's thread; call once the ticker has stopped. The connection closes with this object.
+    func stop() {
+        watcher.stop()
+    }
+
     /// The size frames have now (a window's changes when it is resized).
     var frameSize: (width: Int, height: Int) { CaptureLimits.capped(width: area.width, height: area.height) }
 
-    /// Captures a frame if anything changed within the shared area, else reports idle.
-    func tick(_ frame: UInt64, output: CaptureOutput) {
-        guard !ended else { return }
+    /// Captures a frame if anything changed within the shared area, else
+    /// reports idle. Returns whether a frame was captured.
+    func tick(_ frame: UInt64, output: CaptureOutput) -> Bool {
+        guard !ended else { return false }
         guard !connection.isBroken else { return end(connection.lostError, output) }
         var moved = false
         var shown = true
@@ -78,15 +94,20 @@ final class X11Capture: @unchecked Sendable {
                 shown = false
             }
         }
-        let damaged = watcher.poll(within: area) { cursor?.shapeChanged() }
+        let (damaged, cursorShapeChanged) = watcher.take(within: area)
+        if cursorShapeChanged { cursor?.shapeChanged() }
         let cursorChanged = cursor?.update(within: area) ?? false
         let visible = area.intersection(connection.screen)
         guard shown, !visible.isEmpty else {
             // Shown again later, it must be captured even if nothing is damaged then.
             mustCapture = true
-            return output.idle()
+            output.idle()
+            return false
         }
-        guard mustCapture || moved || damaged || cursorChanged else { return output.idle() }
+        guard mustCapture || moved || damaged || cursorChanged else {
+            output.idle()
+            return false
+        }
 
         let image: X11ImageReader.Image
         do {
@@ -102,11 +123,13 @@ final class X11Capture: @unchecked Sendable {
             return true
         }
         mustCapture = !written
+        return written
     }
 
-    private func end(_ error: CaptureError, _ output: CaptureOutput) {
+    private func end(_ error: CaptureError, _ output: CaptureOutput) -> Bool {
         ended = true
         output.fail(error)
+        return false
     }
 
     private func readError(_ failure: X11ImageReader.Failure) -> CaptureError {

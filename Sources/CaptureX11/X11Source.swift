@@ -4,7 +4,8 @@ import Capture
 
 /// An X11 display as a capture source: the screen, one RandR monitor, a
 /// region or a window, through XCB with MIT-SHM, the cursor drawn in, and
-/// DAMAGE deciding whether a tick captures at all (a still screen does not).
+/// DAMAGE deciding whether a look captures at all (a still screen does not)
+/// and starting a capture as soon as the screen changes.
 ///
 /// Each `start` opens a new connection, so the watchdog's restart mends a
 /// capture whose X server went away and came back.
@@ -19,6 +20,7 @@ public final class X11Source: CaptureSource {
     private struct State {
         var capture: X11Capture?
         var frameSize = (width: 0, height: 0)
+        var windowTitle: String?
         /// Notes already logged: a restart must not repeat them.
         var notes: Set<String> = []
     }
@@ -40,27 +42,41 @@ public final class X11Source: CaptureSource {
     /// measured the target. A shared window's size follows the window.
     public var frameSize: (width: Int, height: Int) { state.withLock { $0.frameSize } }
 
+    /// The monitor by name, the window by id and (once started) title.
+    public var subject: CaptureSubject {
+        switch target {
+        case .screen: return CaptureSubject(.screen)
+        case .monitor(let name): return CaptureSubject(.monitor, name: name)
+        case .region: return CaptureSubject(.region)
+        case .window(let id): return CaptureSubject(.window, name: state.withLock { $0.windowTitle }, window: id)
+        }
+    }
+
     /// Connects, finds the target and starts capturing. Throws when the display
     /// cannot be opened or the monitor or window does not exist.
     public func start(_ output: CaptureOutput) throws(CaptureError) {
-        let capture = try X11Capture(display: display, target: target) { note in
+        let capture = try X11Capture(display: display, target: target, clock: output.clock) { note in
             let isNew = state.withLock { $0.notes.insert(note).inserted }
             if isNew { log(note) }
         }
         state.withLock {
             $0.capture = capture
             $0.frameSize = capture.frameSize
+            $0.windowTitle = capture.windowTitle
         }
         ticker.start(on: output.clock) { [self] frame in
-            capture.tick(frame, output: output)
+            let captured = capture.tick(frame, output: output)
             let size = capture.frameSize
             state.withLock { $0.frameSize = size }
+            return captured
         }
+        capture.watch { [ticker] in ticker.wake() }
     }
 
-    /// Stops the capture thread and closes the connection.
+    /// Stops the capture threads and closes the connection.
     public func stop() {
         ticker.stop()
-        state.withLock { $0.capture = nil }
+        let capture = state.withLock { s -> X11Capture? in defer { s.capture = nil }; return s.capture }
+        capture?.stop()
     }
 }

@@ -59,7 +59,7 @@ struct X11TopLevelWindows {
     }
 
     /// `_NET_WM_NAME` (UTF-8, what current toolkits set), else the older `WM_NAME`.
-    private func title(of window: xcb_window_t) -> String? {
+    func title(of window: xcb_window_t) -> String? {
         if let name = property(netWMName, type: utf8String, of: window) { return name }
         return property(xcb_atom_t(XCB_ATOM_WM_NAME.rawValue), type: xcb_atom_t(XCB_GET_PROPERTY_TYPE_ANY.rawValue), of: window)
     }

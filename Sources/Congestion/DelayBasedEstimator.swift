@@ -9,6 +9,7 @@ public struct DelayBasedEstimator: Sendable {
     private var detector = OveruseDetector()
     private var rateControl: AIMDRateControl
     public private(set) var usage = BandwidthUsage.normal
+    private var probeSheltered: Instant?
 
     public init(bitrate: Double) {
         rateControl = AIMDRateControl(bitrate: bitrate)
@@ -16,8 +17,16 @@ public struct DelayBasedEstimator: Sendable {
 
     public var bitrate: Double { rateControl.bitrate }
 
+    /// After a probe leaves, the queue it built on purpose reaches the media
+    /// behind it: overuse seen this long after is the probe's, and its own
+    /// result says what the path carries. A round trip and the time the
+    /// detector takes to see a trend.
+    static let probeShelter: Duration = .milliseconds(500)
+
     /// Takes one feedback's packets, in sequence order. Overuse anywhere in
-    /// the feedback counts, even if the last group looked calm.
+    /// the feedback counts, even if the last group looked calm. Probe
+    /// packets are left out: they leave faster than the path on purpose, and
+    /// their own measurement (`ProbeResultEstimator`) says what they found.
     public mutating func update(
         _ entries: [SentPacketLog.Entry], acknowledged: Double?, roundTrip: Duration, applicationLimited: Bool,
         at now: Instant
@@ -25,6 +34,7 @@ public struct DelayBasedEstimator: Sendable {
         var sawOveruse = false
         var sawDelta = false
         for entry in entries {
+            if case .probe = entry.kind { continue }
             guard let arrival = entry.arrival,
                   let delta = grouping.add(sendTime: entry.sendTime, arrival: arrival) else { continue }
             sawDelta = true
@@ -34,13 +44,23 @@ public struct DelayBasedEstimator: Sendable {
         }
         guard sawDelta else { return }
         usage = sawOveruse ? .overusing : detector.state
+        let before = rateControl.bitrate
         rateControl.update(
             usage, acknowledged: acknowledged, roundTrip: roundTrip, applicationLimited: applicationLimited, at: now)
+        if let sheltered = probeSheltered, now - sheltered < Self.probeShelter + roundTrip, rateControl.bitrate < before {
+            rateControl.setBitrate(before, at: now)
+        }
     }
 
-    /// A probe found more room than the estimate says.
-    public mutating func probeMeasured(_ bitrate: Double, at now: Instant) {
-        if bitrate > rateControl.bitrate { rateControl.setBitrate(bitrate, at: now) }
+    /// A probe cluster leaves now.
+    public mutating func probeStarted(at now: Instant) {
+        probeSheltered = now
+    }
+
+    /// A probe's result: one the path limited is what it carries, up or
+    /// down; one it did not is a floor.
+    public mutating func probeMeasured(_ bitrate: Double, pathLimited: Bool, at now: Instant) {
+        if bitrate > rateControl.bitrate || pathLimited { rateControl.setBitrate(bitrate, at: now) }
     }
 
     /// The estimate may not stand above a ceiling set elsewhere (cap, REMB,

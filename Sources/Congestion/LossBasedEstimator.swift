@@ -13,6 +13,12 @@ public struct LossBasedEstimator: Sendable {
     public static let lowLoss = 0.02
     /// Growth while loss stays low, per second.
     static let increasePerSecond = 0.08
+    /// Near the rate at which loss last began, growth slows to this: a
+    /// bottleneck's queue hides an overrun for seconds before it drops, so
+    /// 8 % a second would climb far past the path before loss said so.
+    static let nearLossIncreasePerSecond = 0.02
+    /// "Near": at or above this share of that rate.
+    static let nearLossShare = 0.9
     /// Back off at most this often: the loss reported just after a back-off
     /// still comes from the rate before it.
     static let decreaseInterval: Duration = .milliseconds(300)
@@ -23,6 +29,8 @@ public struct LossBasedEstimator: Sendable {
 
     public private(set) var bitrate: Double
     public private(set) var lastLossRatio: Double?
+    /// What was being sent the last time loss was above `lowLoss`.
+    private var lossOnset: Double?
     private var lastUpdate: Instant?
     private var lastDecrease: Instant?
 
@@ -37,6 +45,7 @@ public struct LossBasedEstimator: Sendable {
         let loss = min(max(lossRatio, 0), 1)
         lastLossRatio = loss
         defer { lastUpdate = now }
+        if loss >= Self.lowLoss, !applicationLimited { lossOnset = sending }
         if loss > Self.highLoss {
             if let lastDecrease, now - lastDecrease < Self.decreaseInterval { return }
             lastDecrease = now
@@ -46,10 +55,16 @@ public struct LossBasedEstimator: Sendable {
             bitrate = min(bitrate, sending * (1 - loss))
         } else if let lastUpdate {
             let seconds = min(now - lastUpdate, Self.maxIncreaseInterval).inSeconds
-            let grown = bitrate * (1 + Self.increasePerSecond * seconds)
+            let near = lossOnset.map { bitrate >= Self.nearLossShare * $0 } ?? false
+            let grown = bitrate * (1 + (near ? Self.nearLossIncreasePerSecond : Self.increasePerSecond) * seconds)
             let limit = Self.sendingHeadroom * sending + Self.sendingHeadroomFloor
             bitrate = min(grown, max(bitrate, limit))
         }
+    }
+
+    /// Another estimate that sees the path as well says it carries `value`.
+    public mutating func recover(to value: Double) {
+        bitrate = max(bitrate, value)
     }
 
     /// A probe measured what the path carries; unless loss says the path is

@@ -20,6 +20,9 @@ public struct NackLossMeter: Sendable {
 
     private var sent = 0
     private var nacked = 0
+    /// Whether the receiver has ever NACKed: only then is a window without
+    /// NACKs a window without loss.
+    public private(set) var receiverNacks = false
     private var windowStart: Instant?
     private var remembered: Set<UInt16> = []
     private var order: [(sequenceNumber: UInt16, at: Instant)] = []
@@ -35,6 +38,7 @@ public struct NackLossMeter: Sendable {
     @discardableResult
     public mutating func recordNack(_ sequenceNumbers: [UInt16], at now: Instant) -> Int {
         forget(before: now - Self.memory)
+        receiverNacks = true
         var fresh = 0
         for number in sequenceNumbers where !remembered.contains(number) {
             remembered.insert(number)

@@ -17,7 +17,10 @@ public struct ProbeController: Sendable {
     static let clusterDuration: Duration = .milliseconds(30)
     /// Fewer packets than this measure the NIC more than the path.
     static let minimumPackets = 6
-    static let packetSize = 1200
+    /// A full media packet; a sender that probes with padding gives its own size.
+    public static let defaultPacketSize = 1200
+
+    let packetSize: Int
 
     private var queue: [ProbeCluster] = []
     private var nextID = 0
@@ -25,7 +28,9 @@ public struct ProbeController: Sendable {
     private var leading: ProbeCluster?
     private var started = false
 
-    public init() {}
+    public init(packetSize: Int = ProbeController.defaultPacketSize) {
+        self.packetSize = max(packetSize, 1)
+    }
 
     /// Queues the initial clusters, once, up to `cap`.
     public mutating func start(from bitrate: Double, cap: Double) {
@@ -61,8 +66,8 @@ public struct ProbeController: Sendable {
     private mutating func enqueue(_ bitrate: Double, above estimate: Double) -> ProbeCluster? {
         guard bitrate > estimate else { return nil }
         let bytes = Int(bitrate * Self.clusterDuration.inSeconds / 8)
-        let packets = max(Self.minimumPackets, (bytes + Self.packetSize - 1) / Self.packetSize)
-        let cluster = ProbeCluster(id: nextID, bitrate: bitrate, packetCount: packets, bytes: packets * Self.packetSize)
+        let packets = max(Self.minimumPackets, (bytes + packetSize - 1) / packetSize)
+        let cluster = ProbeCluster(id: nextID, bitrate: bitrate, packetCount: packets, bytes: packets * packetSize)
         nextID += 1
         queue.append(cluster)
         return cluster

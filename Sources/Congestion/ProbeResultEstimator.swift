@@ -30,9 +30,18 @@ public struct ProbeResultEstimator: Sendable {
         pending.append(Progress(cluster: cluster, started: now))
     }
 
-    /// Takes a matched feedback entry; returns a cluster and its measured
-    /// rate once all its packets have been reported on.
-    public mutating func add(_ entry: SentPacketLog.Entry) -> (cluster: ProbeCluster, bitrate: Double)? {
+    /// What a cluster found.
+    public struct Result: Equatable, Sendable {
+        public var cluster: ProbeCluster
+        public var bitrate: Double
+        /// The path delivered less than the cluster was sent at: `bitrate`
+        /// is what the path carries, a ceiling. Otherwise only a floor.
+        public var pathLimited: Bool
+    }
+
+    /// Takes a matched feedback entry; returns a cluster's result once all
+    /// its packets have been reported on.
+    public mutating func add(_ entry: SentPacketLog.Entry) -> Result? {
         guard case .probe(let id) = entry.kind, let index = pending.firstIndex(where: { $0.cluster.id == id }) else {
             return nil
         }
@@ -43,10 +52,10 @@ public struct ProbeResultEstimator: Sendable {
         let progress = pending[index]
         guard progress.reported >= progress.cluster.packetCount else { return nil }
         pending.remove(at: index)
-        return Self.measure(progress).map { (progress.cluster, $0) }
+        return Self.measure(progress).map { Result(cluster: progress.cluster, bitrate: $0.bitrate, pathLimited: $0.pathLimited) }
     }
 
-    private static func measure(_ progress: Progress) -> Double? {
+    private static func measure(_ progress: Progress) -> (bitrate: Double, pathLimited: Bool)? {
         let received = progress.received
         guard Double(received.count) >= minimumReceivedShare * Double(progress.cluster.packetCount),
               let firstSend = received.map(\.send).min(), let lastSend = received.map(\.send).max(),
@@ -56,7 +65,7 @@ public struct ProbeResultEstimator: Sendable {
         // The last packet sent ends the send interval; the first received starts the receive one.
         let sendRate = Double((bytes - received[received.count - 1].size) * 8) / (lastSend - firstSend).inSeconds
         let receiveRate = Double((bytes - received[0].size) * 8) / (lastArrival - firstArrival).inSeconds
-        if receiveRate < limitedShare * sendRate { return targetUtilization * receiveRate }
-        return min(sendRate, receiveRate)
+        if receiveRate < limitedShare * sendRate { return (targetUtilization * receiveRate, true) }
+        return (min(sendRate, receiveRate), false)
     }
 }

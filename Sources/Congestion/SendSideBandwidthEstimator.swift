@@ -6,16 +6,22 @@ import RTP
 /// probes; with only receiver reports and NACKs, loss; with nothing, the
 /// cap. REMB and the call client's cap are ceilings on top.
 ///
+/// A receiver that negotiated transport-wide feedback starts at the start
+/// rate and is probed upwards; one that sends none within a second is
+/// served as one that did not negotiate it: from the cap, brought down by
+/// the loss its reports and NACKs tell of.
+///
 /// Pure logic on the `Instant`s it is given: the sender tells it each packet
 /// it sends (and stamps the transport-wide sequence number it hands back),
 /// each piece of feedback, and asks for the target, the pacing rate and
 /// whether a probe cluster is due.
 public struct SendSideBandwidthEstimator: Sendable {
-    /// What the receiver negotiated to send back.
+    /// What the estimate is made from.
     public enum FeedbackKind: Equatable, Sendable {
+        /// Transport-wide feedback (negotiated, and heard within a second).
         case transportWide
+        /// Receiver reports and NACKs, if any come.
         case receiverReports
-        case none
     }
 
     /// What set the target.
@@ -28,6 +34,14 @@ public struct SendSideBandwidthEstimator: Sendable {
         case noFeedback
         /// Still coming up from the start rate: a probe is out.
         case probing
+
+        /// The path (delay, loss, the receiver's own estimate) sets the target.
+        public var isPath: Bool {
+            switch self {
+            case .delay, .loss, .receiverEstimate: true
+            case .cap, .noFeedback, .probing: false
+            }
+        }
     }
 
     public struct Target: Equatable, Sendable {
@@ -48,8 +62,6 @@ public struct SendSideBandwidthEstimator: Sendable {
     public static let minimumBitrate = 100_000
     /// A REMB older than this no longer limits: the receiver stopped sending them.
     static let receiverEstimateLifetime: Duration = .seconds(5)
-    /// A receiver report's fraction lost speaks for about its report interval.
-    static let receiverReportLifetime: Duration = .seconds(2)
     /// Transport-wide loss is judged over at least this many packets and
     /// this long, so 2 % random loss does not read as 10 % in a small sample.
     static let minimumLossSample = 20
@@ -62,32 +74,62 @@ public struct SendSideBandwidthEstimator: Sendable {
     static let probeAfterIncrease = 1.5
     /// A probe without a result after this is over.
     static let probeTimeout: Duration = .seconds(1)
+    /// A receiver sends transport-wide feedback every 50–100 ms; none a
+    /// second after the first packet means it will not, whatever it negotiated.
+    static let transportFeedbackTimeout: Duration = .seconds(1)
+    /// Pacing well above the target spreads a keyframe over a few frame
+    /// periods without holding ordinary frames back (WebRTC's 2.5).
+    public static let pacingFactor = Pacer.defaultRateMultiplier
+    /// When the path sets the target, pacing faster only overflows the
+    /// bottleneck's queue: a keyframe then waits in the pacer, where it is not lost.
+    public static let pathLimitedPacingFactor = 1.2
 
-    public let feedbackKind: FeedbackKind
+    public private(set) var feedbackKind: FeedbackKind
+    private let applicationShare: Double
+    /// Whether any feedback about the path has come (transport-wide, RR, NACK or REMB).
+    public private(set) var feedbackHeard = false
+    private var firstPacketSent: Instant?
     public private(set) var cap: Int
     private var log = SentPacketLog()
-    private var delayBased: DelayBasedEstimator
+    private var delayEstimate: DelayBasedEstimator
     private var lossBased: LossBasedEstimator
     private var nackLoss = NackLossMeter()
     private var applicationLimit = ApplicationLimitDetector()
-    private var probes = ProbeController()
+    private var probes: ProbeController
     private var probeResults = ProbeResultEstimator()
     private var sending = RateMeter(window: .seconds(1))
     private var receiverEstimate: (bitrate: Int, at: Instant)?
-    private var receiverReport: (fractionLost: Double, at: Instant)?
-    private var roundTrip = SendSideBandwidthEstimator.assumedRoundTrip
+    /// Sender to receiver and back: from transport-wide feedback (an upper
+    /// bound: it includes the receiver's wait before it reports) or from
+    /// receiver reports; assumed until either says.
+    public private(set) var roundTrip = SendSideBandwidthEstimator.assumedRoundTrip
     private var transportLoss = (lost: 0, total: 0, since: Instant?.none)
-    private var lastProbe: (started: Instant, answered: Bool)?
+    private var transportFeedbackHeard = false
+    /// The last cluster handed out, until its own result comes.
+    private var lastProbe: (cluster: Int, started: Instant, answered: Bool)?
     /// The lowest delay-based estimate since the last probe.
     private var lowSinceProbe: Double
 
-    public init(cap: Int, feedbackKind: FeedbackKind, start: Int = SendSideBandwidthEstimator.startBitrate) {
+    /// - Parameters:
+    ///   - feedbackKind: `.transportWide` when the receiver negotiated it.
+    ///   - start: where the estimate begins; by default the start rate with
+    ///     transport-wide feedback (probes can raise it), the cap without (nothing could).
+    ///   - probePacketSize: the size of the packets probes are sent in.
+    ///   - applicationShare: how much of the target the sender means to
+    ///     use (its encoder aims below it); only sending well under that is application-limited.
+    public init(
+        cap: Int, feedbackKind: FeedbackKind, start: Int? = nil, probePacketSize: Int = ProbeController.defaultPacketSize,
+        applicationShare: Double = 1
+    ) {
         self.feedbackKind = feedbackKind
+        self.applicationShare = min(max(applicationShare, 0.1), 1)
         self.cap = max(Self.minimumBitrate, cap)
-        let first = Double(min(max(start, Self.minimumBitrate), self.cap))
-        delayBased = DelayBasedEstimator(bitrate: first)
+        let preferred = start ?? (feedbackKind == .transportWide ? Self.startBitrate : cap)
+        let first = Double(min(max(preferred, Self.minimumBitrate), self.cap))
+        delayEstimate = DelayBasedEstimator(bitrate: first)
         lossBased = LossBasedEstimator(bitrate: first)
         lowSinceProbe = first
+        probes = ProbeController(packetSize: probePacketSize)
         if feedbackKind == .transportWide { probes.start(from: first, cap: Double(self.cap)) }
     }
 
@@ -96,6 +138,11 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// Records a packet as it leaves; returns the transport-wide sequence
     /// number to stamp in it.
     public mutating func onPacketSent(size: Int, at now: Instant, kind: SentPacketLog.Kind = .media) -> UInt16 {
+        if firstPacketSent == nil { firstPacketSent = now }
+        if feedbackKind == .transportWide, !transportFeedbackHeard, let first = firstPacketSent,
+           now - first >= Self.transportFeedbackTimeout {
+            fallBackToReports()
+        }
         switch kind {
         case .media, .retransmission:
             countSent(size: size, at: now)
@@ -103,6 +150,9 @@ public struct SendSideBandwidthEstimator: Sendable {
         case .padding, .probe:
             break
         }
+        // A receiver that NACKs what it loses and has asked for nothing for
+        // a whole window lost nothing in it: the loss rules may grow on that.
+        if feedbackKind == .receiverReports, nackLoss.receiverNacks { updateLossFromReports(at: now) }
         return log.record(size: size, at: now, kind: kind)
     }
 
@@ -121,9 +171,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     public mutating func setCap(_ bitrate: Int, at now: Instant) {
         let raised = bitrate > cap
         cap = max(Self.minimumBitrate, bitrate)
-        delayBased.limit(to: ceiling(at: now), at: now)
-        if raised, feedbackKind == .transportWide, delayBased.bitrate >= Double(target(at: now).bitrate) {
-            probes.recheck(estimate: delayBased.bitrate, cap: Double(cap))
+        delayEstimate.limit(to: ceiling(at: now), at: now)
+        if raised, feedbackKind == .transportWide, delayEstimate.bitrate >= Double(target(at: now).bitrate) {
+            probes.recheck(estimate: delayEstimate.bitrate, cap: Double(cap))
         }
     }
 
@@ -138,14 +188,18 @@ public struct SendSideBandwidthEstimator: Sendable {
     public mutating func pendingProbe(at now: Instant) -> ProbeCluster? {
         guard feedbackKind == .transportWide, let cluster = probes.next() else { return nil }
         probeResults.expect(cluster, at: now)
-        lastProbe = (now, false)
-        lowSinceProbe = delayBased.bitrate
+        delayEstimate.probeStarted(at: now)
+        lastProbe = (cluster.id, now, false)
+        lowSinceProbe = delayEstimate.bitrate
         return cluster
     }
 
     // MARK: What the receiver sends back
 
     public mutating func onTransportFeedback(_ feedback: TransportFeedback, at now: Instant) {
+        guard feedbackKind == .transportWide else { return }
+        transportFeedbackHeard = true
+        feedbackHeard = true
         let entries = log.match(feedback)
         guard let newest = entries.filter({ $0.arrival != nil }).map(\.sendTime).max() else {
             countTransportLoss(entries, at: now)
@@ -154,39 +208,42 @@ public struct SendSideBandwidthEstimator: Sendable {
         // Includes the receiver's wait before it sends feedback: an upper bound, which is the safe side.
         roundTrip = now - newest
         for entry in entries {
-            guard let (cluster, bitrate) = probeResults.add(entry) else { continue }
-            lastProbe?.answered = true
-            delayBased.probeMeasured(min(bitrate, ceiling(at: now)), at: now)
-            lossBased.probeMeasured(min(bitrate, ceiling(at: now)))
-            probes.resultMeasured(bitrate, of: cluster, cap: ceiling(at: now))
+            guard let result = probeResults.add(entry) else { continue }
+            if lastProbe?.cluster == result.cluster.id { lastProbe?.answered = true }
+            let bitrate = min(result.bitrate, ceiling(at: now))
+            delayEstimate.probeMeasured(bitrate, pathLimited: result.pathLimited, at: now)
+            lossBased.probeMeasured(bitrate)
+            probes.resultMeasured(result.bitrate, of: result.cluster, cap: ceiling(at: now))
         }
         countTransportLoss(entries, at: now)
-        delayBased.update(
+        delayEstimate.update(
             entries, acknowledged: log.acknowledgedBitrate, roundTrip: roundTrip,
             applicationLimited: applicationLimit.isLimited, at: now)
-        delayBased.limit(to: ceiling(at: now), at: now)
-        lowSinceProbe = min(lowSinceProbe, delayBased.bitrate)
-        if delayBased.bitrate >= Self.probeAfterIncrease * lowSinceProbe {
-            probes.recheck(estimate: delayBased.bitrate, cap: ceiling(at: now))
+        delayEstimate.limit(to: ceiling(at: now), at: now)
+        lowSinceProbe = min(lowSinceProbe, delayEstimate.bitrate)
+        if delayEstimate.bitrate >= Self.probeAfterIncrease * lowSinceProbe {
+            probes.recheck(estimate: delayEstimate.bitrate, cap: ceiling(at: now))
         }
-        if applicationLimit.update(estimate: Double(target(at: now).bitrate), at: now) == .left {
-            probes.recheck(estimate: delayBased.bitrate, cap: ceiling(at: now))
+        if applicationLimit.update(estimate: Double(target(at: now).bitrate) * applicationShare, at: now) == .left {
+            probes.recheck(estimate: delayEstimate.bitrate, cap: ceiling(at: now))
         }
     }
 
     /// `fractionLost` as a receiver report block carries it, 0…1.
     public mutating func onReceiverReport(fractionLost: Double, at now: Instant) {
-        receiverReport = (fractionLost, now)
-        updateLossFromReports(at: now)
+        feedbackHeard = true
+        updateLossFromReports(at: now, reported: fractionLost)
     }
 
     /// The sequence numbers one NACK asks for.
     public mutating func onNack(sequenceNumbers: [UInt16], at now: Instant) {
+        feedbackHeard = true
         nackLoss.recordNack(sequenceNumbers, at: now)
         updateLossFromReports(at: now)
     }
 
     public mutating func onREMB(bitrate: Int, at now: Instant) {
+        feedbackHeard = true
         receiverEstimate = (bitrate, now)
     }
 
@@ -194,13 +251,13 @@ public struct SendSideBandwidthEstimator: Sendable {
 
     /// The bitrate to aim the encoder at now, and what set it.
     public func target(at now: Instant) -> Target {
-        guard feedbackKind != .none else { return Target(bitrate: cap, limit: .noFeedback) }
+        if feedbackKind == .receiverReports, !feedbackHeard { return Target(bitrate: cap, limit: .noFeedback) }
         var best = Target(bitrate: cap, limit: .cap)
         if let estimate = validReceiverEstimate(at: now), estimate < best.bitrate {
             best = Target(bitrate: estimate, limit: .receiverEstimate)
         }
-        if feedbackKind == .transportWide, Int(delayBased.bitrate) < best.bitrate {
-            best = Target(bitrate: Int(delayBased.bitrate), limit: probing(at: now) ? .probing : .delay)
+        if feedbackKind == .transportWide, Int(delayEstimate.bitrate) < best.bitrate {
+            best = Target(bitrate: Int(delayEstimate.bitrate), limit: probing(at: now) ? .probing : .delay)
         }
         if Int(lossBased.bitrate) < best.bitrate {
             best = Target(bitrate: Int(lossBased.bitrate), limit: .loss)
@@ -209,18 +266,30 @@ public struct SendSideBandwidthEstimator: Sendable {
         return best
     }
 
-    /// The rate to pace media at: well above the target, so a keyframe is
-    /// spread out without holding frames back. Probe clusters go at their own rate.
+    /// The rate to pace media and retransmissions at. Probe clusters go at their own rate.
     public func pacingRate(at now: Instant) -> Double {
-        Double(target(at: now).bitrate) * Pacer.defaultRateMultiplier
+        let target = target(at: now)
+        return Double(target.bitrate) * (target.limit.isPath ? Self.pathLimitedPacingFactor : Self.pacingFactor)
     }
 
     public var isApplicationLimited: Bool { applicationLimit.isLimited }
+
+    /// The delay-based estimate and what the delay trend says of the path.
+    public var delayBased: (bitrate: Double, usage: BandwidthUsage) { (delayEstimate.bitrate, delayEstimate.usage) }
+    public var lossBasedBitrate: Double { lossBased.bitrate }
 
     /// Bits per second the receiver acknowledged lately (transport-wide feedback only).
     public var acknowledgedBitrate: Double? { log.acknowledgedBitrate }
 
     // MARK: Inside
+
+    /// The receiver negotiated transport-wide feedback but sends none: the
+    /// start rate was a guess nothing can raise, so serve it as a receiver
+    /// of reports, from the cap.
+    private mutating func fallBackToReports() {
+        feedbackKind = .receiverReports
+        lossBased = LossBasedEstimator(bitrate: Double(cap))
+    }
 
     private func ceiling(at now: Instant) -> Double {
         Double(min(cap, validReceiverEstimate(at: now) ?? cap))
@@ -232,7 +301,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     }
 
     private func probing(at now: Instant) -> Bool {
-        guard let lastProbe else { return false }
+        guard let lastProbe else { return probes.hasPending }
         return probes.hasPending || (!lastProbe.answered && now - lastProbe.started < Self.probeTimeout)
     }
 
@@ -246,16 +315,21 @@ public struct SendSideBandwidthEstimator: Sendable {
         transportLoss = (0, 0, now)
         lossBased.update(
             lossRatio: ratio, sending: sending.rate(at: now) * 8, applicationLimited: applicationLimit.isLimited, at: now)
+        // With the queueing delay in view, low loss says nothing the delay
+        // estimate does not: a back-off taken for an overflow is undone at
+        // once instead of at 8 % a second, which would climb past the path.
+        if ratio < LossBasedEstimator.lowLoss { lossBased.recover(to: delayEstimate.bitrate) }
     }
 
-    /// Without transport-wide feedback, loss is the worse of what the last
-    /// receiver report said and what the NACKs count.
-    private mutating func updateLossFromReports(at now: Instant) {
+    /// Without transport-wide feedback, loss is what a receiver report says
+    /// (with the NACKs' count when a window of theirs closes with it, the
+    /// worse of the two), or what the NACKs count over their window. Each
+    /// report and each window is taken once.
+    private mutating func updateLossFromReports(at now: Instant, reported: Double? = nil) {
         guard feedbackKind == .receiverReports else { return }
-        let reported = receiverReport.flatMap { now - $0.at < Self.receiverReportLifetime ? $0.fractionLost : nil }
         let nacked = nackLoss.takeLossRatio(at: now)
         guard reported != nil || nacked != nil else { return }
-        _ = applicationLimit.update(estimate: Double(target(at: now).bitrate), at: now)
+        _ = applicationLimit.update(estimate: Double(target(at: now).bitrate) * applicationShare, at: now)
         lossBased.update(
             lossRatio: max(reported ?? 0, nacked ?? 0), sending: sending.rate(at: now) * 8,
             applicationLimited: applicationLimit.isLimited, at: now)

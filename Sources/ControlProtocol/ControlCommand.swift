@@ -20,6 +20,10 @@ public enum ControlCommand: Sendable {
     /// The first message: the protocol version the client speaks.
     case hello(protocolVersion: Int, logLevel: EventOutput.Level?)
     case start(StartShare)
+    /// Share something else on the running share, with no renegotiation.
+    case setSource(SourceRequest)
+    /// What could be shared here: an X display's monitors and windows, and the portal.
+    case sources(display: String?)
     case addReceiver(AddReceiver)
     case removeReceiver(receiver: String)
     /// A receiver's media report: `screenStalled` and the figures behind it.
@@ -38,6 +42,8 @@ public enum ControlCommand: Sendable {
         switch self {
         case .hello: "hello"
         case .start: "start"
+        case .setSource: "setSource"
+        case .sources: "sources"
         case .addReceiver: "addReceiver"
         case .removeReceiver: "removeReceiver"
         case .report: "report"
@@ -51,18 +57,15 @@ public enum ControlCommand: Sendable {
         }
     }
 
-    public static let names = ["hello", "start", "addReceiver", "removeReceiver", "report", "setPolicy", "updateReceiver",
-                               "keyframe", "stop", "diagnostics", "status", "setLogLevel"]
+    public static let names = ["hello", "start", "setSource", "sources", "addReceiver", "removeReceiver", "report", "setPolicy",
+                               "updateReceiver", "keyframe", "stop", "diagnostics", "status", "setLogLevel"]
 }
 
 /// `start`: what to capture and how to send it.
 public struct StartShare: Sendable, Equatable {
-    public var source = "synthetic"
+    public var source = SourceRequest(kind: .synthetic)
     public var policy = SendPolicy.balanced
-    public var width = 1920
-    public var height = 1080
     public var fps = 30
-    public var scenario = "demo"
 
     public init() {}
 }

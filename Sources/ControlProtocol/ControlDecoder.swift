@@ -49,6 +49,14 @@ public enum ControlDecoder {
             return .hello(protocolVersion: version, logLevel: try f.optionalLevel("logLevel"))
         case "start":
             return .start(try start(f))
+        case "setSource":
+            return .setSource(try source(f))
+        case "sources":
+            let display = try f.optionalString("display")
+            guard (display?.utf8.count ?? 0) <= SourceRequest.maxTextLength else {
+                throw ControlError(.badField, "display must be a display name such as :1", field: "display")
+            }
+            return .sources(display: display)
         case "addReceiver":
             return .addReceiver(try addReceiver(f))
         case "removeReceiver":
@@ -81,43 +89,80 @@ public enum ControlDecoder {
 
     private static func start(_ f: ControlFields) throws(ControlError) -> StartShare {
         var s = StartShare()
-        if let source = try f.optionalString("source") {
-            guard source == "synthetic" else {
-                throw ControlError(.badField, "source must be \"synthetic\" (the only source serve offers), not \"\(source.prefix(40))\"",
-                                   field: "source")
-            }
-            s.source = source
-        }
+        s.source = try source(f)
         if f.value["policy"] != nil { s.policy = try f.policy("policy") }
+        if f.value["fps"] != nil { s.fps = try f.int("fps", in: 1...30) }
+        return s
+    }
+
+    /// The source fields of `start` and `setSource`: `source` with the grammar of `share --source`,
+    /// and the options that pick part of it, each refused where it does not belong.
+    private static func source(_ f: ControlFields) throws(ControlError) -> SourceRequest {
+        func bad(_ field: String, _ message: String) -> ControlError { ControlError(.badField, message, field: field) }
+        func given(_ field: String) -> Bool { f.value[field] != nil && f.value[field] != .null }
+        var r = SourceRequest(kind: .synthetic)
+        if let text = try f.optionalString("source") {
+            do throws(SourceRequest.Failure) { r.kind = try SourceRequest.kind(parsing: text) } catch { throw bad(error.option, error.message) }
+        }
+        let parts = ["monitor", "window", "region"].filter(given)
+        guard parts.count <= 1 else { throw bad(parts[1], "give at most one of monitor, window and region") }
+        if let monitor = try f.optionalString("monitor") {
+            guard !monitor.isEmpty, monitor.utf8.count <= SourceRequest.maxTextLength else {
+                throw bad("monitor", "monitor must be a monitor's name as the sources command lists it")
+            }
+            r.part = .monitor(monitor)
+        }
+        if given("window"), let window = f.value["window"] {
+            let id = window.intValue.flatMap { UInt32(exactly: $0) } ?? window.stringValue.flatMap(SourceRequest.window(parsing:))
+            guard let id else { throw bad("window", "window must be a window id such as \"0x400001\", as the sources command lists it") }
+            r.part = .window(id)
+        }
+        if let region = try f.optionalString("region") {
+            guard let part = SourceRequest.region(parsing: region) else {
+                throw bad("region", "region must be WIDTHxHEIGHT+X+Y such as 1280x720+0+0")
+            }
+            r.part = part
+        }
+        r.portalWindow = try f.optionalBool("portalWindow") ?? false
+        if let token = try f.optionalString("restoreToken") {
+            // The token itself is never quoted back: it grants a share without asking.
+            guard !token.isEmpty, token.utf8.count <= SourceRequest.maxTextLength else {
+                throw bad("restoreToken", "restoreToken must be the token a restoreToken event gave, "
+                          + "at most \(SourceRequest.maxTextLength) bytes (got \(token.utf8.count))")
+            }
+            r.restoreToken = token
+        }
+        r.linkPipeWire = try f.optionalBool("pipewireLink") ?? false
         if let size = try f.optionalString("size") {
             let parts = size.replacingOccurrences(of: "×", with: "x").split(separator: "x")
             guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w), (16...8192).contains(h) else {
-                throw ControlError(.badField, "size must be WIDTHxHEIGHT such as 1920x1080", field: "size")
+                throw bad("size", "size must be WIDTHxHEIGHT such as 1920x1080")
             }
-            (s.width, s.height) = (w, h)
+            (r.width, r.height) = (w, h)
         }
-        if f.value["fps"] != nil { s.fps = try f.int("fps", in: 1...30) }
         if let scenario = try f.optionalString("scenario") {
-            guard ["demo", "motion", "still"].contains(scenario) else {
-                throw ControlError(.badField, "scenario must be demo, motion or still", field: "scenario")
-            }
-            s.scenario = scenario
+            guard SourceRequest.scenarios.contains(scenario) else { throw bad("scenario", "scenario must be demo, motion or still") }
+            r.scenario = scenario
         }
-        return s
+        for option in ["size", "scenario"] where r.kind != .synthetic && given(option) {
+            throw bad(option, "\(option) applies to the synthetic source only")
+        }
+        do throws(SourceRequest.Failure) { try r.validate() } catch { throw bad(error.option, error.message) }
+        return r
     }
 
     private static func addReceiver(_ f: ControlFields) throws(ControlError) -> AddReceiver {
         let id = try f.receiverID()
         let destination = try f.address("destination")
+        var rtcp: SocketAddress?
+        if f.value["rtcpDestination"] != nil { rtcp = try f.address("rtcpDestination") }
         var bind: SocketAddress?
         if f.value["bind"] != nil { bind = try f.address("bind") }
         if f.value["port"] != nil {
             guard bind == nil else { throw ControlError(.badField, "give bind or port, not both", field: "port") }
             let port = try f.int("port", in: 0...65535)
-            bind = try? SocketAddress(host: destination.family == .ipv4 ? "0.0.0.0" : "::", port: UInt16(port))
+            bind = .bindAddress(reaching: [destination] + (rtcp.map { [$0] } ?? []), port: UInt16(port))
         }
-        var rtcp: SocketAddress?
-        if f.value["rtcpDestination"] != nil { rtcp = try f.address("rtcpDestination") }
         var ssrc: UInt32?
         if f.value["ssrc"] != nil { ssrc = UInt32(try f.int("ssrc", in: 1...Int(UInt32.max))) }
         let (codec, payloadType) = try chooseCodec(f)
@@ -126,6 +171,7 @@ public enum ControlDecoder {
             bind: bind, srtp: try srtp(f), payloadType: payloadType, ssrc: ssrc, codec: codec,
             acceptPlainRTCP: try f.optionalBool("acceptPlainRtcp") ?? false)
         if f.value["bitrateMax"] != nil { config.bitrateCap = try f.int("bitrateMax", in: 50_000...100_000_000) }
+        if let extensions = try headerExtensions(f) { config.headerExtensions = extensions }
         if let level = try f.optionalString("h264Level") {
             guard let parsed = H264Level.parse(level) else {
                 throw ControlError(.badField, "h264Level must be a level such as 3.1 or 4.2", field: "h264Level")
@@ -133,6 +179,39 @@ public enum ControlDecoder {
             config.levelLimit = parsed
         }
         return AddReceiver(config: config, insecure: try f.optionalBool("insecure") ?? false)
+    }
+
+    /// `headerExtensions: [{"uri": …, "id": N}, …]`, the receiver's
+    /// `a=extmap` lines: abs-send-time and the transport-wide sequence number
+    /// are sent under the ids given, others are ignored. Absent: abs-send-time
+    /// under id 3 and no transport-wide feedback.
+    private static func headerExtensions(_ f: ControlFields) throws(ControlError) -> HeaderExtensionMap? {
+        let field = "headerExtensions"
+        guard let value = f.value[field], value != .null else { return nil }
+        guard case .array(let entries) = value else {
+            throw ControlError(.badField, "\(field) must be an array of {\"uri\": …, \"id\": 1–14}", field: field)
+        }
+        var absoluteSendTime: UInt8?
+        var transportWide: TransportSequenceNumber?
+        var ids: Set<Int> = []
+        for (i, entry) in entries.enumerated() {
+            let name = "\(field)[\(i)]"
+            guard case .object = entry, let uri = entry["uri"]?.stringValue else {
+                throw ControlError(.badField, "\(name) must be an object with \"uri\" and \"id\"", field: name)
+            }
+            guard let id = entry["id"]?.intValue, (1...14).contains(id) else {
+                throw ControlError(.badField, "\(name).id must be a one-byte extension id from 1 to 14", field: name + ".id")
+            }
+            guard ids.insert(id).inserted else {
+                throw ControlError(.badField, "\(name).id \(id) is given to two extensions", field: name + ".id")
+            }
+            switch uri {
+            case AbsoluteSendTime.uri: absoluteSendTime = UInt8(id)
+            case TransportSequenceNumber.uri: transportWide = TransportSequenceNumber(extensionID: UInt8(id))
+            default: continue
+            }
+        }
+        return HeaderExtensionMap(absoluteSendTimeID: absoluteSendTime, transportSequenceNumber: transportWide)
     }
 
     /// `srtp: {"profile": …, "key": base64}`; absent means plain RTP.
@@ -176,8 +255,9 @@ public enum ControlDecoder {
             guard case .object = offer, let name = offer["name"]?.stringValue else {
                 throw ControlError(.badField, "\(field) must be an object with \"name\"", field: field)
             }
-            guard let pt = offer["payloadType"]?.intValue, (0...127).contains(pt) else {
-                throw ControlError(.badField, "\(field).payloadType must be a number from 0 to 127", field: field + ".payloadType")
+            guard let pt = offer["payloadType"]?.intValue, MuxedPacketKind.isSendable(payloadType: pt) else {
+                throw ControlError(.badField, "\(field).payloadType must be a number from 0 to 63 or 96 to 127 "
+                                   + "(64–95 collide with RTCP under rtcp-mux)", field: field + ".payloadType")
             }
             switch name.uppercased() {
             case "H264":

@@ -29,6 +29,8 @@ public struct ControlError: Error, Sendable, Equatable, CustomStringConvertible 
         case noCommonCodec
         /// The command was valid but carrying it out failed (a socket, an encoder, the capture).
         case failed
+        /// Another call client is already connected to this serve (a Unix socket takes one at a time).
+        case busy
     }
 
     public var code: Code

@@ -36,12 +36,15 @@ public struct ReceiverConfig: Sendable {
     /// The first stream's first sequence number; random when nil, as RFC 3550 asks. Set only by
     /// `share --first-sequence`, so a test can reach the wrap of the numbers in seconds.
     public var firstSequence: UInt16?
+    /// The header extensions the receiver negotiated, under its ids; with
+    /// the transport-wide sequence number the estimate is made from its feedback.
+    public var headerExtensions: HeaderExtensionMap
 
     public init(
         id: String, displayName: String, destination: SocketAddress, rtcpDestination: SocketAddress? = nil,
         bind: SocketAddress? = nil, srtp: SRTPKey?, payloadType: UInt8 = 96, ssrc: UInt32? = nil,
         codec: Codec = .h264(.chromiumDefault), bitrateCap: Int = 4_000_000, acceptPlainRTCP: Bool = false,
-        levelLimit: H264Level? = nil
+        levelLimit: H264Level? = nil, headerExtensions: HeaderExtensionMap = .standard
     ) {
         self.id = id
         self.displayName = displayName
@@ -55,5 +58,6 @@ public struct ReceiverConfig: Sendable {
         self.bitrateCap = bitrateCap
         self.acceptPlainRTCP = acceptPlainRTCP
         self.levelLimit = levelLimit
+        self.headerExtensions = headerExtensions
     }
 }

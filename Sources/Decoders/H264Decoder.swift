@@ -55,9 +55,13 @@ public final class H264Decoder: @unchecked Sendable {
             guard avcodec_receive_frame(context, frame) == 0 else { return nil }
             let f = frame.pointee
             guard let luma = f.data.0 else { return nil }
+            let planar420 = f.format == AV_PIX_FMT_YUV420P.rawValue || f.format == AV_PIX_FMT_YUVJ420P.rawValue
+            let chroma = planar420 && f.linesize.1 == f.linesize.2 ? f.data.1.flatMap { u in
+                f.data.2.map { v in (UnsafePointer(u), UnsafePointer(v), Int(f.linesize.1)) }
+            } : nil
             return DecodedPicture(
                 width: Int(f.width), height: Int(f.height),
-                luma: UnsafePointer(luma), lumaStride: Int(f.linesize.0),
+                luma: UnsafePointer(luma), lumaStride: Int(f.linesize.0), chroma: chroma,
                 isKeyframe: f.key_frame != 0)
         }
     }

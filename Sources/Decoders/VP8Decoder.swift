@@ -28,9 +28,14 @@ public final class VP8Decoder: @unchecked Sendable {
         guard vpx_codec_decode(context, base, UInt32(frame.count), nil, 0) == VPX_CODEC_OK else { return nil }
         var iterator: vpx_codec_iter_t?
         guard let image = vpx_codec_get_frame(context, &iterator), let luma = image.pointee.planes.0 else { return nil }
+        let i = image.pointee
+        // VP8 is always 4:2:0.
+        let chroma = i.stride.1 == i.stride.2 ? i.planes.1.flatMap { u in
+            i.planes.2.map { v in (UnsafePointer(u), UnsafePointer(v), Int(i.stride.1)) }
+        } : nil
         // RFC 6386 §9.1: bit 0 of the frame tag is 0 for a key frame.
-        return DecodedPicture(width: Int(image.pointee.d_w), height: Int(image.pointee.d_h),
-                              luma: UnsafePointer(luma), lumaStride: Int(image.pointee.stride.0),
+        return DecodedPicture(width: Int(i.d_w), height: Int(i.d_h),
+                              luma: UnsafePointer(luma), lumaStride: Int(i.stride.0), chroma: chroma,
                               isKeyframe: base[0] & 1 == 0)
     }
 }

@@ -5,11 +5,14 @@ import YUV
 
 /// libx264 set up for live screen sharing: zero latency, no B-frames, SPS/PPS
 /// repeated before each IDR (a receiver that joins or loses packets can always
-/// start from a keyframe), Annex-B output, timestamps in 90 kHz units.
+/// start from a keyframe), Annex-B output, timestamps in 90 kHz units. Each
+/// slice is handed on as soon as it is encoded (`H264SliceCollector`).
 public final class H264Encoder: @unchecked Sendable {
-    // Safety: an encoder is driven from one thread at a time.
+    // Safety: an encoder is driven from one thread at a time; x264's slice
+    // threads reach only the collector, which locks.
     public private(set) var settings: EncoderSettings
     private let handle: OpaquePointer
+    private let collector: H264SliceCollector
     private var param = x264_param_t()
     private var input = x264_picture_t()
     private var output = x264_picture_t()
@@ -17,6 +20,12 @@ public final class H264Encoder: @unchecked Sendable {
     /// Long enough that the stream never stalls waiting on a periodic IDR;
     /// keyframes come when a receiver asks (PLI/FIR) or recovery needs one.
     public static let keyframeInterval = 300
+    /// Slices a frame is cut into, two for each of the slice threads: the
+    /// first packets leave when half the encode is done, not all of it. Each
+    /// slice boundary costs prediction across it: on the scrolling page at
+    /// 1080p and 4 Mbit/s, 4 slices lost 0.001 of SSIM against 2, and 8 lost
+    /// 0.0025 for a first packet about a millisecond sooner (docs/benchmarks.md).
+    public static let slicesPerFrame = 4
 
     public init(settings: EncoderSettings) throws(CodecError) {
         self.settings = settings
@@ -24,6 +33,9 @@ public final class H264Encoder: @unchecked Sendable {
             throw CodecError(codec: "x264", operation: "preset", detail: "unknown preset \(settings.preset)")
         }
         H264Encoder.apply(settings, to: &param)
+        let macroblocks = ((settings.width + 15) / 16) * ((settings.height + 15) / 16)
+        param.i_slice_max_mbs = Int32((macroblocks + H264Encoder.slicesPerFrame - 1) / H264Encoder.slicesPerFrame)
+        param.nalu_process = H264SliceCollector.callback
         guard x264_param_apply_profile(&param, settings.profile.rawValue) == 0 else {
             throw CodecError(codec: "x264", operation: "profile", detail: "cannot apply \(settings.profile.rawValue)")
         }
@@ -32,7 +44,9 @@ public final class H264Encoder: @unchecked Sendable {
                              detail: "\(settings.width)×\(settings.height) at \(settings.fps) fps was refused")
         }
         handle = opened
+        collector = H264SliceCollector(macroblocks: macroblocks, frameCapacity: settings.width * settings.height * 3 / 2)
         x264_picture_init(&input)
+        input.opaque = Unmanaged.passUnretained(collector).toOpaque()
         input.img.i_csp = X264_CSP_I420
         input.img.i_plane = 3
     }
@@ -66,6 +80,15 @@ public final class H264Encoder: @unchecked Sendable {
         p.i_log_level = X264_LOG_ERROR
         p.rc.i_rc_method = X264_RC_ABR
         H264Encoder.applyRate(s, to: &p)
+        if s.screenContent && !s.favourDetail {
+            // Scrolls, dragged windows and typing move by whole pixels, which the
+            // full-pixel search finds; refining to half and quarter pixels found
+            // nothing on the scrolling page at 1080p and 4 Mbit/s (SSIM unchanged)
+            // and cost about a seventh of x264's time (docs/benchmarks.md). Text
+            // and detail keeps the refinement: with its weaker deblocking, the text
+            // area at 1.5 Mbit/s lost to the defaults without it (TextSettingsTests).
+            p.analyse.i_subpel_refine = 0
+        }
         if s.favourDetail {
             // Text is thin strokes on flat colour, and the deblocking filter
             // smears exactly those: a weaker filter keeps them. Measured on the
@@ -81,21 +104,26 @@ public final class H264Encoder: @unchecked Sendable {
         let kbps = max(50, s.bitrate / 1000)
         p.rc.i_bitrate = Int32(kbps)
         p.rc.i_vbv_max_bitrate = Int32(kbps)
-        // A VBV of about a quarter second bounds how far one frame can overshoot the link.
-        p.rc.i_vbv_buffer_size = Int32(max(kbps / 4, 30))
+        // The buffer bounds how far one frame can overshoot the link (docs/behaviour.md §3.3).
+        p.rc.i_vbv_buffer_size = Int32(max(s.bufferBits / 1000, 30))
     }
 
-    /// Changes the bitrate on a running encoder (no new keyframe, no renegotiation).
-    public func setBitrate(_ bitrate: Int) throws(CodecError) {
-        settings.bitrate = bitrate
+    /// Changes the bitrates on a running encoder (no new keyframe, no renegotiation).
+    public func setRate(_ wanted: EncoderSettings) throws(CodecError) {
+        settings.bitrate = wanted.bitrate
+        settings.bufferBits = wanted.bufferBits
         H264Encoder.applyRate(settings, to: &param)
         guard x264_encoder_reconfig(handle, &param) == 0 else {
-            throw CodecError(codec: "x264", operation: "reconfigure", detail: "bitrate \(bitrate) refused")
+            throw CodecError(codec: "x264", operation: "reconfigure", detail: "bitrate \(wanted.bitrate) refused")
         }
     }
 
-    /// Encodes one picture; nil when x264 produced nothing for it.
-    public func encode(_ picture: I420Picture, rtpTimestamp: UInt32, pts: Int64, keyframe: Bool) throws(CodecError) -> EncodedFrame? {
+    /// Encodes one picture; nil when x264 produced nothing for it. `parts`
+    /// hears the frame as it is made — whole NAL units in decoding order,
+    /// `endsFrame` on the last — from x264's threads, one call at a time,
+    /// during this call only. The frame returned is all of those parts.
+    public func encode(_ picture: I420Picture, rtpTimestamp: UInt32, pts: Int64, keyframe: Bool,
+                       parts: EncodedParts = { _, _, _ in }) throws(CodecError) -> EncodedFrame? {
         precondition(picture.width == settings.width && picture.height == settings.height)
         input.i_type = keyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
         input.i_pts = pts
@@ -103,16 +131,13 @@ public final class H264Encoder: @unchecked Sendable {
         input.img.plane = (picture.planeY, picture.planeU, picture.planeV, nil)
         var nals: UnsafeMutablePointer<x264_nal_t>?
         var count: Int32 = 0
-        let size = x264_encoder_encode(handle, &nals, &count, &input, &output)
+        let size = collector.collect(into: parts) { x264_encoder_encode(handle, &nals, &count, &input, &output) }
         guard size >= 0 else {
             throw CodecError(codec: "x264", operation: "encode", detail: "x264_encoder_encode returned \(size)")
         }
-        guard size > 0, let first = nals?.pointee.p_payload else { return nil }
-        // With b_annexb every NAL is written back to back, so the frame is one span.
-        return EncodedFrame(
-            bytes: UnsafeRawBufferPointer(start: first, count: Int(size)),
-            isKeyframe: output.b_keyframe != 0,
-            rtpTimestamp: rtpTimestamp,
-            width: settings.width, height: settings.height)
+        let frame = collector.frame
+        guard size > 0, !frame.isEmpty else { return nil }
+        return EncodedFrame(bytes: frame, isKeyframe: output.b_keyframe != 0, rtpTimestamp: rtpTimestamp,
+                            width: settings.width, height: settings.height)
     }
 }

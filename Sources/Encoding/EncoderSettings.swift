@@ -3,8 +3,13 @@ public struct EncoderSettings: Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var fps: Int
-    /// Target bits a second.
+    /// Target bits a second, which the rate is also held to over any stretch
+    /// (x264's VBV rate: with a higher one x264 no longer follows a bitrate
+    /// raised on a running encoder).
     public var bitrate: Int
+    /// How far frames may run ahead of `bitrate` (x264's VBV buffer), which
+    /// bounds the largest frame, keyframes too.
+    public var bufferBits: Int
     public var profile: ProfileLevelID.Profile
     /// The level the SPS states; must admit width × height × fps.
     public var level: H264Level
@@ -12,37 +17,55 @@ public struct EncoderSettings: Sendable, Equatable {
     public var preset: String
     /// Settings that keep text sharp rather than motion smooth (Text and detail).
     public var favourDetail: Bool
+    /// A screen (every policy but Motion and video): what moves on it moves by
+    /// whole pixels, so motion search need not refine to fractions of one.
+    public var screenContent: Bool
     public var threads: Int
+
+    /// A frame is at most this much of the target's bits: the pacer drains
+    /// it in a quarter second at 1.2 × the target, so no frame, a keyframe
+    /// neither, outgrows a bottleneck's queue.
+    public static let bufferDuration = 0.3
 
     /// The settings that carry out `plan` at the share's frame rate: the
     /// encoder always runs at that rate, and a plan at a lower one skips
     /// frames, with the bitrate scaled so that each frame gets what the
-    /// lower rate affords. The level is the lowest that admits the size at
-    /// the share's rate, so the SPS says what the stream really is, and the
-    /// bitrate stays within it.
+    /// lower rate affords (and a frame may then take one of its periods).
+    /// The level is the lowest that admits the size at the share's rate, so
+    /// the SPS says what the stream really is, and the bitrate stays within it.
+    ///
+    /// - Parameters:
+    ///   - bitrate: what the encoder aims at, a share of `target`.
+    ///   - target: the link's target, which sizes the largest frame.
     public static func carrying(
-        _ plan: EncodingPlan, shareFPS: Int, bitrate target: Int, profile: ProfileLevelID.Profile, favourDetail: Bool
+        _ plan: EncodingPlan, shareFPS: Int, bitrate: Int, target: Int, profile: ProfileLevelID.Profile, favourDetail: Bool,
+        screenContent: Bool = true
     ) -> EncoderSettings {
         let level = H264Level.lowest(admitting: plan.width, plan.height, fps: shareFPS, bitrate: 0) ?? plan.level
-        let bitrate = min(target * shareFPS / max(1, plan.fps), level.maxBitrate)
-        return EncoderSettings(width: plan.width, height: plan.height, fps: shareFPS, bitrate: bitrate,
-                               profile: profile, level: level, favourDetail: favourDetail)
+        let skipped = Double(shareFPS) / Double(max(1, plan.fps))
+        let scaled = min(Int(Double(bitrate) * skipped), level.maxBitrate)
+        let buffer = Int(Double(target) * max(bufferDuration, 1 / Double(max(1, plan.fps))))
+        return EncoderSettings(width: plan.width, height: plan.height, fps: shareFPS, bitrate: scaled, bufferBits: buffer,
+                               profile: profile, level: level, favourDetail: favourDetail, screenContent: screenContent)
     }
 
+    /// Without a buffer, `bufferDuration` of the bitrate.
     public init(
-        width: Int, height: Int, fps: Int, bitrate: Int,
+        width: Int, height: Int, fps: Int, bitrate: Int, bufferBits: Int? = nil,
         profile: ProfileLevelID.Profile = .constrainedBaseline,
         level: H264Level? = nil, preset: String = "superfast",
-        favourDetail: Bool = false, threads: Int = 2
+        favourDetail: Bool = false, screenContent: Bool = true, threads: Int = 2
     ) {
         self.width = width
         self.height = height
         self.fps = fps
         self.bitrate = bitrate
+        self.bufferBits = bufferBits ?? Int(Double(bitrate) * EncoderSettings.bufferDuration)
         self.profile = profile
         self.level = level ?? H264Level.lowest(admitting: width, height, fps: fps, bitrate: 0) ?? H264Level.all.last!
         self.preset = preset
         self.favourDetail = favourDetail
+        self.screenContent = screenContent
         self.threads = threads
     }
 }

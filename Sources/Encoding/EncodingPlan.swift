@@ -14,37 +14,26 @@ public struct EncodingPlan: Sendable, Equatable {
         self.level = level
     }
 
-    /// Bits a pixel a frame below which Balanced steps the size down. Screen
-    /// content at 0.04 bpp still reads well; below it x264 smears text, and
-    /// fewer, sharper pixels look better than many blurred ones.
-    static let balancedStepDownBitsPerPixel = 0.04
-    /// Balanced steps back up only with 30 % headroom, so it does not flap.
-    static let balancedStepUpHeadroom = 1.3
-    /// The sizes Balanced steps through, as fractions of the source's long side.
-    static let balancedScales: [Double] = [1, 0.75, 2.0 / 3.0, 0.5, 1.0 / 3.0]
     /// Text and detail lets the frame rate fall rather than blur: at least this many bits a pixel a frame.
     static let detailBitsPerPixel = 0.06
     static let detailMinimumFPS = 2
 
     /// - Parameters:
-    ///   - previousScale: the scale Balanced used last, for hysteresis (1 at start).
-    ///   - mayGrow: whether Balanced may go back up yet (each size change costs a keyframe).
+    ///   - balancedScale: the size Balanced uses (a `BalancedSizer`'s); nil
+    ///     picks afresh, the largest that gets `BalancedSizer.landAt` bits a pixel.
     ///   - levelLimit: the highest level the receiver takes (nil: any).
     ///   - shrink: extra scale from recovery (2/3 for a fresh encoder's 30 s).
     public static func make(
         policy: SendPolicy, sourceWidth: Int, sourceHeight: Int, fps: Int, bitrate: Int,
-        levelLimit: H264Level?, previousScale: Double = 1, mayGrow: Bool = true, shrink: Double = 1
-    ) -> (plan: EncodingPlan, scale: Double) {
+        levelLimit: H264Level?, balancedScale: Double? = nil, shrink: Double = 1
+    ) -> EncodingPlan {
         let limit = policy == .motion ? min(levelLimit ?? .level3_1, .level3_1) : levelLimit
-        var scale = min(1, Double(policy.longSideLimit) / Double(max(sourceWidth, sourceHeight)))
+        var scale = baseScale(policy: policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
         var rate = fps
-        var chosenScale = 1.0
         switch policy {
         case .balanced:
-            chosenScale = balancedScale(sourceWidth: sourceWidth, sourceHeight: sourceHeight, baseScale: scale,
-                                        fps: fps, bitrate: bitrate, previous: previousScale)
-            if !mayGrow { chosenScale = min(chosenScale, previousScale) }
-            scale *= chosenScale
+            let bits = balancedBitsPerPixel(policy: policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: fps, bitrate: bitrate)
+            scale *= balancedScale ?? BalancedSizer.largest(bits, getting: BalancedSizer.landAt)
         case .detail:
             let pixels = Double(sourceWidth) * Double(sourceHeight) * scale * scale
             let affordable = Int(Double(bitrate) / (pixels * detailBitsPerPixel))
@@ -58,23 +47,21 @@ public struct EncodingPlan: Sendable, Equatable {
             (w, h) = fit(width: w, height: h, fps: rate, level: limit)
         }
         let level = H264Level.lowest(admitting: w, h, fps: rate, bitrate: 0) ?? H264Level.all.last!
-        return (EncodingPlan(width: w, height: h, fps: rate, level: level), chosenScale)
+        return EncodingPlan(width: w, height: h, fps: rate, level: level)
     }
 
-    static func balancedScale(sourceWidth: Int, sourceHeight: Int, baseScale: Double, fps: Int, bitrate: Int, previous: Double) -> Double {
-        func bitsPerPixel(_ s: Double) -> Double {
-            let pixels = Double(sourceWidth) * Double(sourceHeight) * baseScale * baseScale * s * s
-            return Double(bitrate) / (pixels * Double(fps))
-        }
-        var chosen = balancedScales.last!
-        for s in balancedScales {
-            let needed = s > previous ? balancedStepDownBitsPerPixel * balancedStepUpHeadroom : balancedStepDownBitsPerPixel
-            if bitsPerPixel(s) >= needed {
-                chosen = s
-                break
-            }
-        }
-        return chosen
+    /// What each pixel of a Balanced frame at scale `s` of the source gets.
+    public static func balancedBitsPerPixel(
+        policy: SendPolicy, sourceWidth: Int, sourceHeight: Int, fps: Int, bitrate: Int
+    ) -> @Sendable (Double) -> Double {
+        let base = baseScale(policy: policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+        let sourcePixels = Double(sourceWidth) * Double(sourceHeight) * base * base
+        return { s in Double(bitrate) / (sourcePixels * s * s * Double(max(fps, 1))) }
+    }
+
+    /// The policy's own cap on the long side.
+    static func baseScale(policy: SendPolicy, sourceWidth: Int, sourceHeight: Int) -> Double {
+        min(1, Double(policy.longSideLimit) / Double(max(sourceWidth, sourceHeight)))
     }
 
     static func even(_ width: Int, _ height: Int, _ scale: Double) -> (Int, Int) {

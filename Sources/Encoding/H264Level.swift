@@ -38,13 +38,14 @@ public struct H264Level: Sendable, Hashable, Comparable, CustomStringConvertible
         all.first { $0.idc == idc }
     }
 
-    /// Parses "3.1" or "31".
+    /// Parses "3.1" or "31". Only digits that can name a level are multiplied, so no text can overflow.
     public static func parse(_ text: String) -> H264Level? {
         if let dot = text.firstIndex(of: "."),
-           let major = Int(text[..<dot]), let minor = Int(text[text.index(after: dot)...]) {
+           let major = Int(text[..<dot]), let minor = Int(text[text.index(after: dot)...]),
+           (0...9).contains(major), (0...9).contains(minor) {
             return with(idc: major * 10 + minor)
         }
-        return Int(text).flatMap { with(idc: $0 < 10 ? $0 * 10 : $0) }
+        return Int(text).flatMap { (0..<10).contains($0) ? with(idc: $0 * 10) : with(idc: $0) }
     }
 
     public static func macroblocks(width: Int, height: Int) -> Int {

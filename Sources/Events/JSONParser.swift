@@ -63,6 +63,7 @@ public struct JSONParser {
     private mutating func object(depth: Int) throws(Failure) -> JSONValue {
         index += 1
         var pairs: [(String, JSONValue)] = []
+        var keys: Set<String> = []
         skipSpace()
         if peek == UInt8(ascii: "}") {
             index += 1
@@ -71,17 +72,17 @@ public struct JSONParser {
         while true {
             skipSpace()
             guard peek == UInt8(ascii: "\"") else { throw fail("expected a key in quotes") }
+            let keyStart = index
             let key = try string()
+            // RFC 8259 §4 leaves duplicate names to the reader; taking one of two would let a line mean two
+            // things, so it is refused. A set keeps the check linear in the number of keys.
+            guard keys.insert(key).inserted else { throw Failure(offset: keyStart, reason: "a key appears twice in one object") }
             skipSpace()
             guard peek == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipSpace()
             let v = try value(depth: depth + 1)
-            if let existing = pairs.firstIndex(where: { $0.0 == key }) {
-                pairs[existing].1 = v
-            } else {
-                pairs.append((key, v))
-            }
+            pairs.append((key, v))
             skipSpace()
             switch peek {
             case UInt8(ascii: ","): index += 1

@@ -14,7 +14,8 @@ public struct LatencyRecorder: Sendable {
         samples.reserveCapacity(LatencyRecorder.sampleCapacity)
     }
 
-    public mutating func frameEncoded(timestamp: UInt32, captured: Instant) {
+    /// A frame goes to the encoder; its packets may start leaving before the encode call returns.
+    public mutating func frameStarted(timestamp: UInt32, captured: Instant) {
         if pending.count == LatencyRecorder.pendingCapacity { pending.removeFirst() }
         pending.append((timestamp, captured))
     }

@@ -8,42 +8,29 @@ import Media
 public enum AbsoluteSendTime {
     public static let uri = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
     public static let extensionID: UInt8 = 3
-    /// Extension header (4 bytes) plus one element: ID/length byte and 3 data bytes.
-    public static let extensionSize = 8
     /// The value wraps every 64 s.
     static let wrap = 1 << 24
 
-    /// Appends an extension block holding an abs-send-time element, to be
-    /// stamped when the packet leaves; set the header's X bit with it.
-    public static func appendPlaceholder(to packet: inout [UInt8]) {
-        packet[0] |= RTPHeader.extensionBit
-        packet.append(contentsOf: [0xBE, 0xDE, 0x00, 0x01, extensionID << 4 | 2, 0, 0, 0])
-    }
-
-    /// The element for a `HeaderExtensionBlock` shared with other
-    /// extensions; put it first, where `stamp` looks for it.
+    /// The element with zeroed data, stamped when the packet leaves.
     public static let placeholder = HeaderExtensionBlock.Element(id: extensionID, data: [0, 0, 0])
 
     public static func value(at time: Instant) -> UInt32 {
         UInt32(truncatingIfNeeded: (time.nanoseconds << 18) / 1_000_000_000) & 0xFF_FFFF
     }
 
-    /// Writes the send time into a packet that carries the placeholder right
-    /// after a 12-byte header; does nothing to a packet without it.
-    public static func stamp(_ packet: UnsafeMutableRawBufferPointer, at time: Instant) {
-        let element = RTPHeader.fixedSize + 4
-        guard packet.count > element + 3, packet[0] & RTPHeader.extensionBit != 0, packet[0] & RTPHeader.csrcCountMask == 0,
-              packet[RTPHeader.fixedSize] == 0xBE, packet[RTPHeader.fixedSize + 1] == 0xDE,
-              packet[element] == extensionID << 4 | 2 else { return }
+    /// Writes the send time into the packet's element `extensionID`; does
+    /// nothing to a packet without one.
+    public static func stamp(_ packet: UnsafeMutableRawBufferPointer, at time: Instant, extensionID id: UInt8 = extensionID) {
+        guard let data = HeaderExtensionBlock.locate(id: id, in: UnsafeRawBufferPointer(packet)), data.count == 3 else { return }
         let v = value(at: time)
-        packet[element + 1] = UInt8(v >> 16 & 0xFF)
-        packet[element + 2] = UInt8(v >> 8 & 0xFF)
-        packet[element + 3] = UInt8(v & 0xFF)
+        packet[data.lowerBound] = UInt8(v >> 16 & 0xFF)
+        packet[data.lowerBound + 1] = UInt8(v >> 8 & 0xFF)
+        packet[data.lowerBound + 2] = UInt8(v & 0xFF)
     }
 
     /// Reads the send time from a packet's one-byte-header extension, if it has one.
-    public static func read(_ packet: UnsafeRawBufferPointer) -> UInt32? {
-        guard let data = HeaderExtensionBlock.locate(id: extensionID, in: packet), data.count == 3 else { return nil }
+    public static func read(_ packet: UnsafeRawBufferPointer, extensionID id: UInt8 = extensionID) -> UInt32? {
+        guard let data = HeaderExtensionBlock.locate(id: id, in: packet), data.count == 3 else { return nil }
         return packet.uint24(at: data.lowerBound)
     }
 

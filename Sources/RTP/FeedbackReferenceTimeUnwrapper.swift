@@ -6,9 +6,6 @@
 /// `SequenceUnwrapper` does for sequence numbers, so a feedback that comes
 /// late (an older reference time) moves back instead of forward a whole wrap.
 public struct FeedbackReferenceTimeUnwrapper: Sendable {
-    private static let range: Int64 = 1 << 24
-    private static let halfRange: Int64 = 1 << 23
-
     private var last: Int64?
 
     public init() {}
@@ -20,11 +17,9 @@ public struct FeedbackReferenceTimeUnwrapper: Sendable {
             self.last = value
             return value
         }
-        var delta = (value - last) % Self.range
-        if delta >= Self.halfRange { delta -= Self.range }
-        if delta < -Self.halfRange { delta += Self.range }
-        self.last = last + delta
-        return last + delta
+        let placed = WrapAround.place(value, near: last, bits: 24)
+        self.last = placed
+        return placed
     }
 
     /// The feedback's results with arrivals on the unwrapped line.

@@ -6,6 +6,9 @@ public struct H264Depacketizer: Sendable {
 
     public init() {}
 
+    /// Frames dropped for growing past `FrameAssembly.maxFrameBytes`.
+    public var oversizedFrames: Int { assembly.oversizedFrames }
+
     /// Feeds one payload in arrival order. Returns the access unit when the
     /// packet carries the marker bit (RFC 6184 §5.1: last packet of the AU).
     public mutating func push(
@@ -73,8 +76,8 @@ public struct H264Depacketizer: Sendable {
             if fragmentInProgress { assembly.isComplete = false }
             let type = fuHeader & H264NALUnitType.mask
             let header = indicator & (H264NALUnitType.forbiddenBit | H264NALUnitType.nriMask) | type
-            assembly.data.append(contentsOf: AnnexB.startCode)
-            assembly.data.append(header)
+            assembly.append(contentsOf: AnnexB.startCode)
+            assembly.append(header)
             if type == H264NALUnitType.idr { assembly.isKeyframe = true }
             fragmentInProgress = true
         } else if !fragmentInProgress {
@@ -82,13 +85,13 @@ public struct H264Depacketizer: Sendable {
             assembly.isComplete = false
             return
         }
-        assembly.data.append(contentsOf: body)
+        assembly.append(contentsOf: body)
         if fuHeader & H264NALUnitType.fuEndBit != 0 { fragmentInProgress = false }
     }
 
     private mutating func appendNAL(_ nal: UnsafeRawBufferPointer) {
         if nal[0] & H264NALUnitType.mask == H264NALUnitType.idr { assembly.isKeyframe = true }
-        assembly.data.append(contentsOf: AnnexB.startCode)
-        assembly.data.append(contentsOf: nal)
+        assembly.append(contentsOf: AnnexB.startCode)
+        assembly.append(contentsOf: nal)
     }
 }

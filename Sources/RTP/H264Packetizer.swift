@@ -23,16 +23,21 @@ public struct H264Packetizer: Sendable {
 
     /// Calls `emit` with each payload in order; the flag is true for the
     /// last payload of the access unit, which goes out with the marker bit.
+    ///
+    /// `units` may be part of an access unit — whole NAL units, handed on as
+    /// the encoder finishes them — with `endsAccessUnit` false on all but the
+    /// last part; each part's payloads leave at once, so NAL units are
+    /// aggregated only within a part.
     public mutating func packetize(
-        _ accessUnit: UnsafeRawBufferPointer,
+        _ units: UnsafeRawBufferPointer, endsAccessUnit: Bool = true,
         emit: (_ payload: UnsafeRawBufferPointer, _ isLastOfAccessUnit: Bool) throws -> Void
     ) rethrows {
-        var cursor = NALUnitCursor(accessUnit)
+        var cursor = NALUnitCursor(units)
         var next = cursor.next()
         while let range = next {
             next = cursor.next()
-            let isLast = next == nil
-            let nal = UnsafeRawBufferPointer(rebasing: accessUnit[range])
+            let isLast = next == nil && endsAccessUnit
+            let nal = UnsafeRawBufferPointer(rebasing: units[range])
             guard !nal.isEmpty else { continue }
             if aggregatedCount > 0 && scratch.count + H264NALUnitType.stapASizeFieldLength + nal.count > maxPayloadSize {
                 try flushAggregate(isLast: false, emit: emit)
@@ -47,14 +52,14 @@ public struct H264Packetizer: Sendable {
                 try fragment(nal, isLastNAL: isLast, emit: emit)
             }
         }
-        try flushAggregate(isLast: true, emit: emit)
+        try flushAggregate(isLast: endsAccessUnit, emit: emit)
     }
 
     public mutating func packetize(
-        _ accessUnit: [UInt8],
+        _ units: [UInt8], endsAccessUnit: Bool = true,
         emit: (_ payload: UnsafeRawBufferPointer, _ isLastOfAccessUnit: Bool) throws -> Void
     ) rethrows {
-        try accessUnit.withUnsafeBytes { try packetize($0, emit: emit) }
+        try units.withUnsafeBytes { try packetize($0, endsAccessUnit: endsAccessUnit, emit: emit) }
     }
 
     /// STAP-A, RFC 6184 §5.7.1: a NAL header of type 24, then each NAL unit

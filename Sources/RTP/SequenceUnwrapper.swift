@@ -4,9 +4,6 @@
 /// less than half the number space forward or back (RFC 3550 A.1), so
 /// 65535 → 0 moves forward by one and a late 65535 after 0 moves back.
 public struct SequenceUnwrapper: Sendable {
-    private static let halfRange: Int64 = 1 << 15
-    private static let range: Int64 = 1 << 16
-
     /// The highest value returned so far; never negative.
     private var last: Int64?
 
@@ -17,10 +14,7 @@ public struct SequenceUnwrapper: Sendable {
             last = Int64(sequenceNumber)
             return Int64(sequenceNumber)
         }
-        var delta = Int64(sequenceNumber) - last % Self.range
-        if delta > Self.halfRange { delta -= Self.range }
-        if delta < -Self.halfRange { delta += Self.range }
-        let value = last + delta
+        let value = WrapAround.place(Int64(sequenceNumber), near: last, bits: 16)
         self.last = max(last, value)
         return value
     }

@@ -6,6 +6,9 @@ public struct VP8Depacketizer: Sendable {
 
     public init() {}
 
+    /// Frames dropped for growing past `FrameAssembly.maxFrameBytes`.
+    public var oversizedFrames: Int { assembly.oversizedFrames }
+
     /// Feeds one payload in arrival order; returns the frame on the marker bit.
     public mutating func push(
         _ payload: UnsafeRawBufferPointer, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool
@@ -21,7 +24,7 @@ public struct VP8Depacketizer: Sendable {
                     assembly.isKeyframe = first & VP8PayloadDescriptor.inverseKeyFrameBit == 0
                 }
             }
-            assembly.data.append(contentsOf: body)
+            assembly.append(contentsOf: body)
         } else {
             assembly.isComplete = false
         }

@@ -5,6 +5,8 @@ public struct ReceiverFigures: Sendable, Equatable {
     public var framesDecoded = 0
     public var framesIncomplete = 0
     public var framesSwallowed = 0
+    /// Frames dropped for growing past the bound a frame may reach (docs/behaviour.md §6.2).
+    public var framesOversized = 0
     public var width = 0
     public var height = 0
     public var decodedFPS = 0.0

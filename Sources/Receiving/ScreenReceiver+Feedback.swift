@@ -43,7 +43,7 @@ extension ScreenReceiver {
         send(bytes)
     }
 
-    func handleRTCP(_ buffer: inout [UInt8], count: Int, now: Instant) {
+    func handleRTCP(_ buffer: inout [UInt8], count: Int, from: SocketAddress, now: Instant) {
         var length = count
         if let unprotector {
             guard let plain = try? unprotector.unprotectRTCP(&buffer, length: count) else {
@@ -56,6 +56,7 @@ extension ScreenReceiver {
             figures.malformed += 1
             return
         }
+        latch(from)
         for case .senderReport(let sr) in packets where sr.ssrc == stream?.ssrc {
             stream?.statistics.recordSenderReport(sr, arrival: now)
         }

@@ -27,6 +27,8 @@ public final class ScreenReceiver: @unchecked Sendable {
         public var quality: QualityMeter.Source?
         /// What the stream carries: H.264 (the default) or VP8.
         public var codec = ReceivedCodec.h264
+        /// Where to write the last picture decoded, as a PNG, when the receiver stops.
+        public var snapshotPath: String?
 
         public init(listen: SocketAddress, key: SRTPKey?) {
             self.listen = listen
@@ -50,12 +52,16 @@ public final class ScreenReceiver: @unchecked Sendable {
 
     var figures = ReceiverFigures()
     var stream: IncomingStream?
-    var peer: SocketAddress?
+    /// Where feedback goes: the source of the last packet that authenticated (or, for plain RTP, parsed).
+    /// A datagram that does not cannot move it, so junk from elsewhere neither takes the feedback away
+    /// nor turns it on a spoofed address.
+    private(set) var peer: SocketAddress?
     var estimator = ArrivalRateEstimator()
     private var decodedMeter = RateMeter()
     private var stall: ScreenStallDetector
     private var wedge: Wedge?
     private let quality: QualityMeter?
+    private let snapshot: PictureSnapshot?
     var lastPLI = Instant.zero
     private let started: Instant
     private let commandLock = NSLock()
@@ -78,6 +84,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         stall = ScreenStallDetector(startedAt: started)
         wedge = options.wedge.map(Wedge.init(mode:))
         quality = options.quality.map(QualityMeter.init(source:))
+        snapshot = options.snapshotPath.map { _ in PictureSnapshot() }
     }
 
     public var localAddress: SocketAddress { socket.localAddress }
@@ -126,12 +133,25 @@ public final class ScreenReceiver: @unchecked Sendable {
             }
             releaseExpired(now: now)
             guard let received = try? socket.receive(into: &buffer, timeout: .milliseconds(20)) else { continue }
-            peer = received.from
-            handleDatagram(&buffer, count: received.count, now: clock.now)
+            handleDatagram(&buffer, count: received.count, from: received.from, now: clock.now)
         }
         sendGoodbye()
         socket.close()
         quality?.stop()
+        writeSnapshot()
+    }
+
+    /// The picture of what arrived, for a person to look at.
+    private func writeSnapshot() {
+        guard let snapshot, let path = options.snapshotPath else { return }
+        do throws(CodecError) {
+            try snapshot.writePNG(to: path)
+            output.event("snapshot", [("path", .string(path)), ("width", .int(snapshot.width)), ("height", .int(snapshot.height))],
+                         human: "The last picture that arrived (\(snapshot.width)×\(snapshot.height)) is in \(path)")
+        } catch {
+            output.event("snapshot", [("path", .string(path)), ("error", .string(error.detail))],
+                         human: "No picture written to \(path): \(error.detail)")
+        }
     }
 
     private var wedgeEngaged = false
@@ -173,16 +193,22 @@ public final class ScreenReceiver: @unchecked Sendable {
         }
     }
 
-    private func handleDatagram(_ buffer: inout [UInt8], count: Int, now: Instant) {
+    /// Feedback goes to `address` from now on: called only for a packet that authenticated and parsed.
+    func latch(_ address: SocketAddress) {
+        peer = address
+    }
+
+    /// One datagram from `from`: counted and dropped unless it authenticates and parses.
+    func handleDatagram(_ buffer: inout [UInt8], count: Int, from: SocketAddress, now: Instant) {
         let kind = buffer.withUnsafeBytes { MuxedPacketKind.classify(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         switch kind {
-        case .rtp: handleRTP(&buffer, count: count, now: now)
-        case .rtcp: handleRTCP(&buffer, count: count, now: now)
+        case .rtp: handleRTP(&buffer, count: count, from: from, now: now)
+        case .rtcp: handleRTCP(&buffer, count: count, from: from, now: now)
         case nil: figures.malformed += 1
         }
     }
 
-    private func handleRTP(_ buffer: inout [UInt8], count: Int, now: Instant) {
+    private func handleRTP(_ buffer: inout [UInt8], count: Int, from: SocketAddress, now: Instant) {
         var length = count
         if let unprotector {
             guard let plain = try? unprotector.unprotectRTP(&buffer, length: count) else {
@@ -195,6 +221,7 @@ public final class ScreenReceiver: @unchecked Sendable {
             figures.malformed += 1
             return
         }
+        latch(from)
         figures.packets += 1
         estimator.packetArrived(bytes: length, at: now)
         let header = packet.header
@@ -219,10 +246,12 @@ public final class ScreenReceiver: @unchecked Sendable {
     private func depacketize(_ packets: [ReorderBuffer.Packet], now: Instant) {
         for p in packets {
             guard var current = stream, current.ssrc == p.header.ssrc else { return }
+            let oversized = current.depacketizer.oversizedFrames
             let frame = p.bytes.withUnsafeBytes { raw in
                 current.depacketizer.push(UnsafeRawBufferPointer(rebasing: raw[p.payloadRange]), sequenceNumber: p.header.sequenceNumber,
                                           timestamp: p.header.timestamp, marker: p.header.marker)
             }
+            figures.framesOversized += current.depacketizer.oversizedFrames - oversized
             stream = current
             if let frame {
                 estimator.frameArrived(rtpTimestamp: frame.timestamp, sendTime: p.sendTime, at: p.arrival)
@@ -281,6 +310,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         }
         figures.width = picture.width
         figures.height = picture.height
+        snapshot?.keep(picture)
         decodedMeter.record(at: now)
         if let sourceWidth = options.sourceWidth ?? options.quality?.width,
            let stamp = FrameStamp.read(luma: picture.luma, stride: picture.lumaStride, width: picture.width, sourceWidth: sourceWidth) {
@@ -308,7 +338,7 @@ public final class ScreenReceiver: @unchecked Sendable {
         var fields: [(String, JSONValue)] = [
             ("packets", .int(figures.packets)), ("framesReceived", .int(figures.framesReceived)),
             ("framesDecoded", .int(figures.framesDecoded)), ("framesIncomplete", .int(figures.framesIncomplete)),
-            ("framesSwallowed", .int(figures.framesSwallowed)),
+            ("framesSwallowed", .int(figures.framesSwallowed)), ("framesOversized", .int(figures.framesOversized)),
             ("width", .int(figures.width)), ("height", .int(figures.height)), ("decodedFps", .double(figures.decodedFPS)),
             ("keyframes", .int(figures.keyframes)), ("plisSent", .int(figures.plisSent)), ("nacksSent", .int(figures.nacksSent)),
             ("rembsSent", .int(figures.rembsSent)), ("srtpFailures", .int(figures.srtpFailures)), ("malformed", .int(figures.malformed)),

@@ -14,6 +14,9 @@ struct StreamDepacketizer {
         }
     }
 
+    /// Frames dropped for growing past the bound a frame may reach (docs/behaviour.md §6.2).
+    var oversizedFrames: Int { h264?.oversizedFrames ?? vp8?.oversizedFrames ?? 0 }
+
     mutating func push(_ payload: UnsafeRawBufferPointer, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool) -> DepacketizedFrame? {
         if h264 != nil { return h264?.push(payload, sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker) }
         return vp8?.push(payload, sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker)

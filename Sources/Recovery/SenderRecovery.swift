@@ -67,6 +67,14 @@ public struct SenderRecovery: Sendable {
 
     public var receiverIDs: [String] { receivers.keys.sorted() }
 
+    /// Another source took the capture's place (the person picked another window): its silence
+    /// is timed from now, and the old one's failures are forgotten.
+    public mutating func captureReplaced(now: Instant) {
+        capture = CaptureWatchdog(startedAt: now)
+        captureFailure = nil
+        captureRestarted = false
+    }
+
     /// The capture produced a frame (`frame`), or a damage-driven source said it is alive with
     /// nothing changed.
     public mutating func captureActive(frame: Bool, now: Instant) {

@@ -7,6 +7,8 @@ public enum SRTPError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidKeyEncoding
     /// The key file could not be read.
     case keyFileUnreadable(path: String, reason: String)
+    /// The key file is another user's, or others may read it: it is refused unread.
+    case keyFileNotPrivate(path: String, reason: String)
     /// The packet failed its authentication check: tampered, wrong key, or not SRTP.
     case authenticationFailed
     /// The packet was seen before or is too old for the replay window.
@@ -24,6 +26,8 @@ public enum SRTPError: Error, Equatable, Sendable, CustomStringConvertible {
             return "SRTP key is not valid base64; the key file must hold one line, as in an SDP inline: parameter"
         case let .keyFileUnreadable(path, reason):
             return "cannot read SRTP key file \(path): \(reason)"
+        case let .keyFileNotPrivate(path, reason):
+            return "refusing SRTP key file \(path): \(reason)"
         case .authenticationFailed:
             return "SRTP authentication failed: the packet was altered or the two ends use different keys"
         case .replayed:

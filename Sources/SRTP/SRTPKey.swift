@@ -32,11 +32,16 @@ public struct SRTPKey: Equatable, Sendable, CustomStringConvertible, CustomDebug
         try self.init(profile: profile, bytes: decoded)
     }
 
-    /// Reads a key file holding one line of base64.
+    /// Reads a key file holding one line of base64. The file must be this
+    /// user's and readable by nobody else (no group or other permission bits),
+    /// as ssh asks of a private key: whoever else can read it can decrypt the
+    /// share. A symlink is followed, and the file it reaches is held to the
+    /// same rule, checked on the open descriptor so it cannot be swapped in between.
     public init(contentsOfFile path: String, profile: SRTPProfile) throws(SRTPError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else { throw .keyFileUnreadable(path: path, reason: Self.errnoText()) }
         defer { close(descriptor) }
+        try Self.checkPrivate(descriptor, path: path)
         var buffer = [UInt8](repeating: 0, count: Self.maxFileSize + 1)
         var filled = 0
         while filled < buffer.count {
@@ -52,6 +57,24 @@ public struct SRTPKey: Equatable, Sendable, CustomStringConvertible, CustomDebug
         let text = String(decoding: buffer[0..<filled], as: UTF8.self)
         for index in buffer.indices { buffer[index] = 0 }
         try self.init(base64: text, profile: profile)
+    }
+
+    /// A regular file owned by this user with no permission for group or others.
+    private static func checkPrivate(_ descriptor: Int32, path: String) throws(SRTPError) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .keyFileUnreadable(path: path, reason: errnoText()) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .keyFileUnreadable(path: path, reason: "not a regular file")
+        }
+        guard info.st_uid == geteuid() else {
+            throw .keyFileNotPrivate(path: path, reason: "it belongs to user \(info.st_uid), not to this user (\(geteuid()))")
+        }
+        let exposed = info.st_mode & 0o077
+        guard exposed == 0 else {
+            let who = exposed & 0o070 != 0 ? "its group" : "other users"
+            throw .keyFileNotPrivate(path: path, reason: "its mode \(String(info.st_mode & 0o777, radix: 8)) gives \(who) access; "
+                                     + "make it readable by you alone (chmod 600 \(path))")
+        }
     }
 
     /// For SDP: `a=crypto:1 <profile.sdpName> inline:<base64>`.

@@ -14,13 +14,19 @@ public struct RawFramesCommand: Sendable {
     public var count: UInt64?
     public var seed: UInt64 = 1
 
-    public static let usage = """
-        usage: screenshare frames [--size 1920x1080] [--fps 30] [--scenario demo|motion|still] [--count N] [--seed S]
-        writes raw bgr0 frames of the synthetic screen to stdout
-        """
+    public static let help = CommandHelp(
+        usage: "screenshare frames [options]",
+        summary: "Writes raw bgr0 frames of the synthetic screen to stdout, for an outside encoder such as ffmpeg.",
+        options: [
+            .init("size", "WxH", "the generated screen's size", default: "1920x1080"),
+            .init("fps", "N", "the rate its motion is drawn for, 1 to 240", default: "30"),
+            .init("scenario", "demo|motion|still", "what the generated screen does", default: "demo"),
+            .init("count", "N", "stop after this many frames", default: "until the reader stops"),
+            .init("seed", "S", "the seed of its pseudo-random motion", default: "1"),
+        ])
 
     public static func parse(_ arguments: [String]) throws(ArgumentParser.Failure) -> RawFramesCommand {
-        var a = try ArgumentParser(arguments, flagNames: [])
+        var a = try ArgumentParser(arguments, help: help)
         var c = RawFramesCommand()
         c.size = try a.size("size") ?? c.size
         c.fps = try a.int("fps", in: 1...240) ?? c.fps

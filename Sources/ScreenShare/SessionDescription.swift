@@ -14,14 +14,17 @@ public struct SessionDescription: Sendable {
     public var ssrc: UInt32
     public var key: SRTPKey?
     public var rtcpMux: Bool
+    public var extensions: HeaderExtensionMap
 
-    public init(destination: SocketAddress, payloadType: UInt8, codec: ReceiverConfig.Codec, ssrc: UInt32, key: SRTPKey?, rtcpMux: Bool = true) {
+    public init(destination: SocketAddress, payloadType: UInt8, codec: ReceiverConfig.Codec, ssrc: UInt32, key: SRTPKey?, rtcpMux: Bool = true,
+                extensions: HeaderExtensionMap = .standard) {
         self.destination = destination
         self.payloadType = payloadType
         self.codec = codec
         self.ssrc = ssrc
         self.key = key
         self.rtcpMux = rtcpMux
+        self.extensions = extensions
     }
 
     /// The text; it holds the key, so it goes only to the file the user named.
@@ -46,7 +49,11 @@ public struct SessionDescription: Sendable {
         if let key {
             lines.append("a=crypto:1 \(key.profile.sdpName) inline:\(key.base64)")
         }
-        lines.append("a=extmap:\(AbsoluteSendTime.extensionID) \(AbsoluteSendTime.uri)")
+        if let id = extensions.absoluteSendTimeID { lines.append("a=extmap:\(id) \(AbsoluteSendTime.uri)") }
+        if let sequence = extensions.transportSequenceNumber {
+            lines.append("a=extmap:\(sequence.extensionID) \(TransportSequenceNumber.uri)")
+            lines.append("a=rtcp-fb:\(payloadType) transport-cc")
+        }
         if rtcpMux { lines.append("a=rtcp-mux") }
         lines.append("a=ssrc:\(ssrc) cname:screenshare")
         lines.append("a=recvonly")

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Events
 import Encoding
 import Foundation
@@ -8,37 +9,42 @@ import Sending
 
 /// `screenshare share …`: one screen to one receiver.
 public struct ShareOptions: Sendable {
-    public var source = "synthetic"
+    public var source = SourceRequest(kind: .synthetic)
+    /// Where the portal's restore token is kept (default: `PortalRestoreTokenFile.defaultPath()`).
+    public var restoreTokenFile: String?
     public var destination: SocketAddress
     public var rtcpDestination: SocketAddress?
     public var bind: SocketAddress?
     public var key: SRTPKey?
     public var policy = SendPolicy.balanced
     public var bitrateMax = 4_000_000
-    public var size = (width: 1920, height: 1080)
     public var fps = 30
     public var ssrc: UInt32?
+    public var payloadType: UInt8 = 96
     public var sdpPath: String?
+    /// The transport-wide sequence number's extension id: the receiver then
+    /// sends transport-wide feedback and the estimate is made from it.
+    public var transportWideID: UInt8?
     public var duration: Double?
     public var json = false
     public var acceptPlainRTCP = false
     public var level: H264Level?
     public var profileLevelID = ProfileLevelID.chromiumDefault
-    public var scenario = "demo"
     public var logLevel = EventOutput.Level.info
-    var selection = SourceFactory.Selection()
     public var encoderFault: EncoderFault?
     public var captureStopsAfter: Duration?
     /// For tests: the first RTP sequence number, so the numbers wrap within seconds.
     public var firstSequence: UInt16?
 
-    static let flags: Set<String> = ["json", "insecure-rtp", "accept-plain-rtcp", "pipewire-link", "portal-window"]
-
     public static func parse(_ arguments: [String]) throws(ArgumentParser.Failure) -> ShareOptions {
-        var a = try ArgumentParser(arguments, flagNames: flags)
+        var a = try ArgumentParser(arguments, help: help)
         guard let to = a.string("to") else { throw .init("--to HOST:PORT is required: where the receiver listens") }
         var o = ShareOptions(destination: try address(to, "to"))
-        o.source = a.string("source") ?? "synthetic"
+        if let text = a.string("source") {
+            do throws(SourceRequest.Failure) { o.source = SourceRequest(kind: try SourceRequest.kind(parsing: text)) } catch {
+                throw .init("--source: \(error.message)")
+            }
+        }
         if let r = a.string("rtcp-to") { o.rtcpDestination = try address(r, "rtcp-to") }
         if let b = a.string("bind") { o.bind = try address(b, "bind") }
         if let p = a.string("policy") {
@@ -46,8 +52,14 @@ public struct ShareOptions: Sendable {
             o.policy = policy
         }
         o.bitrateMax = try a.bitrate("bitrate-max") ?? o.bitrateMax
-        o.size = try a.size("size") ?? o.size
+        if let size = try a.size("size") { (o.source.width, o.source.height) = size }
         o.fps = try a.int("fps", in: 1...30) ?? o.fps
+        if let p = a.string("payload-type") {
+            guard let v = Int(p), MuxedPacketKind.isSendable(payloadType: v) else {
+                throw .init("--payload-type must be a number from 0 to 63 or 96 to 127 (64–95 collide with RTCP under rtcp-mux), not \"\(p)\"")
+            }
+            o.payloadType = UInt8(v)
+        }
         if let s = a.string("ssrc") {
             guard let v = UInt32(s), v != 0 else { throw .init("--ssrc must be a number from 1 to 4294967295, not \"\(s)\"") }
             o.ssrc = v
@@ -57,7 +69,8 @@ public struct ShareOptions: Sendable {
             o.firstSequence = v
         }
         o.sdpPath = a.string("sdp")
-        o.duration = try a.double("duration")
+        o.transportWideID = try transportWide(a.string("twcc-id"), writingSDP: o.sdpPath != nil)
+        o.duration = try a.seconds("duration")
         o.json = a.flag("json")
         o.acceptPlainRTCP = a.flag("accept-plain-rtcp")
         if let l = a.string("h264-level") {
@@ -68,24 +81,37 @@ public struct ShareOptions: Sendable {
             guard let id = ProfileLevelID(hex: p) else { throw .init("--profile-level-id must be six hex digits such as 42e01f, not \"\(p)\"") }
             o.profileLevelID = id
         }
-        o.scenario = a.string("scenario") ?? o.scenario
-        o.selection.monitor = a.string("monitor")
-        if let w = a.string("window") {
-            guard let id = UInt32(w.hasPrefix("0x") ? String(w.dropFirst(2)) : w, radix: w.hasPrefix("0x") ? 16 : 10) else {
+        o.source.scenario = a.string("scenario") ?? o.source.scenario
+        let parts = ["monitor", "window", "region"].compactMap { name in a.string(name).map { (name, $0) } }
+        guard parts.count <= 1 else { throw .init("give at most one of --monitor, --window and --region") }
+        switch parts.first {
+        case ("monitor", let name)?:
+            o.source.part = .monitor(name)
+        case ("window", let w)?:
+            guard let id = SourceRequest.window(parsing: w) else {
                 throw .init("--window must be a window id such as 0x400001 (see screenshare sources), not \"\(w)\"")
             }
-            o.selection.window = id
+            o.source.part = .window(id)
+        case (_, let r)?:
+            guard let region = SourceRequest.region(parsing: r) else {
+                throw .init("--region must be WIDTHxHEIGHT+X+Y, such as 1280x720+0+0, not \"\(r)\"")
+            }
+            o.source.part = region
+        case nil:
+            break
         }
-        if let r = a.string("region") { o.selection.region = try region(r) }
-        o.selection.linkPipeWire = a.flag("pipewire-link")
-        o.selection.portalWindow = a.flag("portal-window")
-        o.selection.restoreTokenFile = a.string("restore-token-file")
+        o.source.linkPipeWire = a.flag("pipewire-link")
+        o.source.portalWindow = a.flag("portal-window")
+        o.restoreTokenFile = a.string("restore-token-file")
+        let spelling = ["portalWindow": "--portal-window", "pipewireLink": "--pipewire-link"]
+        do throws(SourceRequest.Failure) { try o.source.validate { spelling[$0] ?? "--" + $0 } } catch { throw .init(error.message) }
         if let l = a.string("log-level") {
             guard let level = EventOutput.Level(name: l) else { throw .init("--log-level must be debug, info, warning or error") }
             o.logLevel = level
         }
         if let f = a.string("fault") {
-            if f.hasPrefix("capture-stops:"), let seconds = Double(f.dropFirst("capture-stops:".count)) {
+            if f.hasPrefix("capture-stops:"), let seconds = Double(f.dropFirst("capture-stops:".count)), seconds.isFinite,
+               (0...ArgumentParser.maxSeconds).contains(seconds) {
                 o.captureStopsAfter = .milliseconds(Int64(seconds * 1000))
             } else if f.hasPrefix("encoder-"), let fault = EncoderFault.parse(String(f.dropFirst("encoder-".count))) {
                 o.encoderFault = fault
@@ -103,6 +129,7 @@ public struct ShareOptions: Sendable {
         }
         let keyFile = a.string("srtp-key-file")
         try a.rejectUnknown()
+        if let extra = a.positional.first { throw .init("unexpected argument \"\(extra)\"") }
         switch (keyFile, insecure) {
         case (let path?, false):
             do {
@@ -111,8 +138,9 @@ public struct ShareOptions: Sendable {
                 throw .init("--srtp-key-file \(path): \(error)")
             }
         case (nil, true):
-            guard o.destination.isLoopback else {
-                throw .init("--insecure-rtp sends plain RTP, which is allowed only to a loopback address")
+            // docs/behaviour.md §8.4: every destination of plain RTP and RTCP, not only the first.
+            guard o.destination.isLoopback, o.rtcpDestination?.isLoopback ?? true else {
+                throw .init("--insecure-rtp sends plain RTP and RTCP, which are allowed only to loopback addresses (--to and --rtcp-to)")
             }
         case (_?, true):
             throw .init("give either --srtp-key-file or --insecure-rtp, not both")
@@ -122,13 +150,23 @@ public struct ShareOptions: Sendable {
         return o
     }
 
-    /// Parses WxH+X+Y, as X11 geometry is written.
-    private static func region(_ text: String) throws(ArgumentParser.Failure) -> (x: Int, y: Int, width: Int, height: Int) {
-        let parts = text.split(whereSeparator: { "x+".contains($0) }).compactMap { Int($0) }
-        guard parts.count == 4, parts[0] > 0, parts[1] > 0 else {
-            throw .init("--region must be WIDTHxHEIGHT+X+Y, such as 1280x720+0+0, not \"\(text)\"")
+    /// `--twcc-id N` (1–14, not abs-send-time's 3) or `off`; without it,
+    /// on under the default id when the SDP this share writes can announce it.
+    private static func transportWide(_ text: String?, writingSDP: Bool) throws(ArgumentParser.Failure) -> UInt8? {
+        guard let text else { return writingSDP ? TransportSequenceNumber.defaultExtensionID : nil }
+        if text == "off" { return nil }
+        guard let id = UInt8(text), HeaderExtensionBlock.validIDs.contains(id), id != AbsoluteSendTime.extensionID else {
+            throw .init("--twcc-id must be an extension id from 1 to 14 other than abs-send-time's 3, or off, not \"\(text)\"")
         }
-        return (parts[2], parts[3], parts[0], parts[1])
+        return id
+    }
+
+    /// The header extensions the stream carries: abs-send-time, and the
+    /// transport-wide sequence number when it is on.
+    var headerExtensions: HeaderExtensionMap {
+        HeaderExtensionMap(absoluteSendTimeID: AbsoluteSendTime.extensionID,
+                           transportSequenceNumber: transportWideID.flatMap { TransportSequenceNumber(extensionID: $0) })
+            ?? .standard
     }
 
     private static func address(_ text: String, _ option: String) throws(ArgumentParser.Failure) -> SocketAddress {

@@ -12,13 +12,15 @@ import Sending
 /// actions run outside it, because restarting a capture waits for the capture thread, which
 /// may be reporting in here.
 public final class ShareRecovery: @unchecked Sendable {
-    // Safety: `machine` and `connections` are guarded by `lock`.
+    // Safety: `machine`, `connections`, `tallies` and `captureRestarts` are guarded by `lock`.
     private let session: ShareSession
     private let clock: any MonotonicClock
     private let output: EventOutput
     private let lock = NSLock()
     private var machine: SenderRecovery
     private var connections: [String: SenderConnection] = [:]
+    private var tallies: [String: RecoveryTally] = [:]
+    private var captureRestarts = 0
     private let captureEnded: @Sendable (String) -> Void
 
     /// `captureEnded` is told, once, why the capture cannot go on (the shared window closed, the
@@ -40,12 +42,20 @@ public final class ShareRecovery: @unchecked Sendable {
         lock.withLock {
             connections[connection.config.id] = connection
             machine.attach(connection.config.id, name: connection.config.displayName, now: now)
+            tallies[connection.config.id] = RecoveryTally()
         }
+    }
+
+    /// Another source took the capture's place: its silence is timed from now, and the old one's failures are forgotten.
+    public func sourceReplaced() {
+        let now = clock.now
+        lock.withLock { machine.captureReplaced(now: now) }
     }
 
     public func detach(_ id: String) {
         lock.withLock {
             connections.removeValue(forKey: id)
+            tallies.removeValue(forKey: id)
             machine.detach(id)
         }
     }
@@ -67,7 +77,12 @@ public final class ShareRecovery: @unchecked Sendable {
     /// A receiver's media report: its view stalled, decodes again, or the report is withdrawn.
     public func stallReport(receiverID: String, _ report: SenderRecovery.Report) -> Bool {
         let now = clock.now
-        guard let work = lock.withLock({ machine.report(report, from: receiverID, now: now) }) else { return false }
+        guard let work = lock.withLock({ () -> [SenderRecovery.Action]? in
+            let work = machine.report(report, from: receiverID, now: now)
+            if let work { tally(work) }
+            if work != nil, report != .withdrawn { tallies[receiverID]?.stall(reported: report == .stalled, at: now) }
+            return work
+        }) else { return false }
         output.log(.info, "screen", "\(receiverID) reports " + ShareRecovery.words(report))
         perform(work)
         return true
@@ -96,7 +111,9 @@ public final class ShareRecovery: @unchecked Sendable {
                 reports[id] = ReceiverRestartDetector.Reports(reporter: heard.reporter, reporterHearsUs: heard.hearsUs,
                                                               packetsSent: heard.packetsSent)
             }
-            return machine.tick(now: now, counters: counters, reports: reports)
+            let work = machine.tick(now: now, counters: counters, reports: reports)
+            tally(work)
+            return work
         }
         perform(work)
     }
@@ -183,6 +200,31 @@ public final class ShareRecovery: @unchecked Sendable {
         output.event("transceiver", [("receiver", .string(c.config.id)), ("ssrc", .int(Int(ssrc))), ("reason", .string(reason))],
                      human: "New transceiver for \(c.config.displayName): SSRC \(ssrc) (\(reason))")
     }
+
+    /// Call with `lock` held: what the machines decided, counted for the quality reports.
+    private func tally(_ work: [SenderRecovery.Action]) {
+        for item in work {
+            switch item {
+            case .restartCapture:
+                captureRestarts += 1
+            case .connection(let id, let action):
+                tallies[id]?.record([action])
+                if action.step == .keyframe { tallies[id]?.screenStopped += 1 }
+            case .ladder(let id, let action):
+                tallies[id]?.record([action])
+            case .endCapture, .restart:
+                break
+            }
+        }
+    }
+
+    /// What recovery did for a receiver since it joined, for its quality report.
+    public func tally(for id: String) -> RecoveryTally? {
+        lock.withLock { tallies[id] }
+    }
+
+    /// Capture restarts since the share began.
+    public var restartsOfTheCapture: Int { lock.withLock { captureRestarts } }
 
     /// The ladder's history, for diagnostics.
     public var historyLines: [String] { lock.withLock { machine.history.lines } }

@@ -1,5 +1,6 @@
 import Events
 import Capture
+import CapturePipeWire
 import Dispatch
 import Encoding
 import Foundation
@@ -31,9 +32,9 @@ public final class ShareRunner: @unchecked Sendable {
     public func run() -> Int32 {
         let source: any CaptureSource
         do {
-            source = try SourceFactory.make(options.source, size: options.size, fps: options.fps, scenario: options.scenario,
-                                            selection: options.selection, captureStopsAfter: options.captureStopsAfter,
-                                            output: output)
+            let tokens = PortalRestoreTokenFile(path: options.restoreTokenFile ?? PortalRestoreTokenFile.defaultPath())
+            source = try SourceFactory.make(options.source, fps: options.fps, captureStopsAfter: options.captureStopsAfter,
+                                            restoreTokens: tokens, output: output)
         } catch {
             output.event("error", [("message", .string("\(error)"))], human: "screenshare: \(error)")
             return 2
@@ -77,24 +78,26 @@ public final class ShareRunner: @unchecked Sendable {
         var config = ReceiverConfig(
             id: "receiver", displayName: "the receiver", destination: options.destination,
             rtcpDestination: options.rtcpDestination, bind: options.bind, srtp: options.key,
-            ssrc: options.ssrc, codec: .h264(options.profileLevelID), bitrateCap: options.bitrateMax,
-            acceptPlainRTCP: options.acceptPlainRTCP, levelLimit: options.level)
+            payloadType: options.payloadType, ssrc: options.ssrc, codec: .h264(options.profileLevelID), bitrateCap: options.bitrateMax,
+            acceptPlainRTCP: options.acceptPlainRTCP, levelLimit: options.level, headerExtensions: options.headerExtensions)
         config.firstSequence = options.firstSequence
         return config
     }
 
     private func writeSDP(_ path: String, ssrc: UInt32) -> Bool {
-        let plan = EncodingPlan.make(policy: options.policy, sourceWidth: options.size.width, sourceHeight: options.size.height,
-                                     fps: options.fps, bitrate: options.bitrateMax, levelLimit: options.level).plan
-        let sdp = SessionDescription(destination: options.destination, payloadType: 96,
+        let plan = EncodingPlan.make(policy: options.policy, sourceWidth: options.source.width, sourceHeight: options.source.height,
+                                     fps: options.fps, bitrate: options.bitrateMax, levelLimit: options.level)
+        let sdp = SessionDescription(destination: options.destination, payloadType: options.payloadType,
                                      codec: .h264(options.profileLevelID.with(level: max(plan.level, options.profileLevelID.level))),
-                                     ssrc: ssrc, key: options.key, rtcpMux: options.rtcpDestination == nil)
+                                     ssrc: ssrc, key: options.key, rtcpMux: options.rtcpDestination == nil,
+                                     extensions: options.headerExtensions)
+        // docs/behaviour.md §8.3: the SDP holds the key, so it is 0600 from its creation.
         do {
-            try sdp.text.write(toFile: path, atomically: true, encoding: .utf8)
-            chmod(path, 0o600)
+            try PrivateFile.write(sdp.text, to: path)
             return true
         } catch {
-            output.event("error", [("message", .string("cannot write the SDP to \(path): \(error.localizedDescription)"))])
+            output.event("error", [("message", .string("cannot write the SDP to \(path): \(error)"))],
+                         human: "screenshare: cannot write the SDP to \(path): \(error)")
             return false
         }
     }

@@ -7,12 +7,19 @@ import ControlProtocol
 import Sending
 
 /// One share: a capture, the six-surface queue, and a connection per receiver.
+/// The source can be replaced on the running share (another window, monitor or
+/// source, docs/behaviour.md §10.4): the pool, the hub and every connection stay,
+/// so each receiver's stream goes on under its SSRC, with new SPS/PPS in band
+/// where the size changes.
 public final class ShareSession: @unchecked Sendable {
-    // Safety: `connections`, `parameters`, `source` and `running` are guarded by `lock`.
+    // Safety: `parameters`, `source`, `feed` and `running` are guarded by `lock`;
+    // `switching` serialises what starts and stops sources: a switch, a restart, the stop.
     public let clock: any MonotonicClock
     public let output: EventOutput
     private let lock = NSLock()
+    private let switching = NSLock()
     private var source: any CaptureSource
+    private var feed: CaptureFeed
     private var parameters: ShareParameters
     private let pool: SurfacePool
     private let hub: FrameHub
@@ -23,19 +30,21 @@ public final class ShareSession: @unchecked Sendable {
         self.parameters = parameters
         self.clock = clock
         self.output = output
-        let size = source.frameSize
-        pool = SurfacePool(width: max(size.width, CaptureLimits.maxLongSide), height: max(size.height, CaptureLimits.maxLongSide))
+        // Every source is capped at 1920 on the long side, whichever way up: a switch never needs a bigger pool.
+        pool = SurfacePool(width: CaptureLimits.maxLongSide, height: CaptureLimits.maxLongSide)
         hub = FrameHub(pool: pool, clock: clock)
+        feed = CaptureFeed(into: hub)
     }
 
     public var policy: SendPolicy { lock.withLock { parameters.policy } }
     public var sourceName: String { lock.withLock { source.name } }
+    public var currentSource: any CaptureSource { lock.withLock { source } }
     public var surfaceCounters: SurfacePool.Counters { pool.counters }
     public var capturedFPS: Double { hub.capturedFPS() }
 
     public func start() throws(CaptureError) {
-        let source = lock.withLock { self.source }
-        try source.start(CaptureOutput(pool: pool, clock: clock, sink: hub))
+        let (source, feed) = lock.withLock { (self.source, self.feed) }
+        try source.start(CaptureOutput(pool: pool, clock: clock, sink: feed))
         lock.withLock { running = true }
         output.event("share", [("state", .string("on")), ("source", .string(source.name)),
                                ("policy", .string(parameters.policy.rawValue))],
@@ -67,11 +76,37 @@ public final class ShareSession: @unchecked Sendable {
         output.log(.info, "screen", "policy set to \(policy.displayName)")
     }
 
-    /// Restarts the capture on the same content (the watchdog's step for a silent capture).
+    /// Restarts the capture on the same content (the watchdog's step for a silent capture). Skipped
+    /// while another source is starting in its place: that switch stops this one anyway.
     public func restartCapture() throws(CaptureError) {
-        let source = lock.withLock { self.source }
+        guard switching.try() else { return }
+        defer { switching.unlock() }
+        let (source, feed, running) = lock.withLock { (self.source, self.feed, self.running) }
+        guard running else { return }
         source.stop()
-        try source.start(CaptureOutput(pool: pool, clock: clock, sink: hub))
+        try source.start(CaptureOutput(pool: pool, clock: clock, sink: feed))
+    }
+
+    /// Shares `replacement` instead of the current source. The current one
+    /// goes on while the replacement starts (a portal may be showing its
+    /// picker); if the replacement cannot start, nothing changed. Once it has
+    /// started the old feed is closed and the old source stopped. Returns the
+    /// source it replaced, already stopped, for the caller to let go of.
+    @discardableResult
+    public func switchSource(to replacement: any CaptureSource) throws(CaptureError) -> any CaptureSource {
+        switching.lock()
+        defer { switching.unlock() }
+        let next = CaptureFeed(into: hub)
+        try replacement.start(CaptureOutput(pool: pool, clock: clock, sink: next))
+        let (old, oldFeed, wasRunning) = lock.withLock { () -> (any CaptureSource, CaptureFeed, Bool) in
+            defer { (source, feed) = (replacement, next) }
+            return (source, feed, running)
+        }
+        oldFeed.close()
+        old.stop()
+        if !wasRunning { replacement.stop() }
+        output.log(.info, "screen", "now sharing \(replacement.name) instead of \(old.name)")
+        return old
     }
 
     public func observeCapture(activity: @escaping @Sendable (Bool) -> Void, failure: @escaping @Sendable (CaptureError) -> Void) {
@@ -88,12 +123,12 @@ public final class ShareSession: @unchecked Sendable {
     /// Stops the capture and every connection (each sends RTCP BYE); `reason`, in plain words,
     /// goes with the `share` off event.
     public func stop(reason: String = ShareSession.stoppedOnRequest) {
-        let (wasRunning, source) = lock.withLock { () -> (Bool, any CaptureSource) in
+        let wasRunning = lock.withLock { () -> Bool in
             defer { running = false }
-            return (running, self.source)
+            return running
         }
         guard wasRunning else { return }
-        source.stop()
+        switching.withLock { currentSource.stop() }
         for c in hub.all { removeReceiver(c) }
         hub.releaseLatest()
         output.event("share", [("state", .string("off")), ("reason", .string(reason))], human: "Share stopped: \(reason)")

@@ -1,10 +1,7 @@
-import Encoding
+import ControlProtocol
 import Events
 import Foundation
-import ControlProtocol
 import Recovery
-import RTP
-import SRTP
 import Transport
 
 /// Live commands on standard input, one a line, for a share run by hand or
@@ -38,7 +35,7 @@ final class StdinCommands: @unchecked Sendable {
     func start() {
         let thread = Thread { [self] in
             while let line = readLine() {
-                handle(line.trimmingCharacters(in: .whitespaces))
+                handle(line)
             }
         }
         thread.name = "stdin-commands"
@@ -46,39 +43,35 @@ final class StdinCommands: @unchecked Sendable {
     }
 
     func handle(_ line: String) {
-        if line.hasPrefix("{") {
-            handleJSON(line)
-            return
-        }
-        let words = line.split(separator: " ").map(String.init)
-        guard let command = words.first else { return }
-        switch (command, words.count) {
-        case ("policy", 2):
-            guard let policy = SendPolicy.parse(words[1]) else { return refuse("policy needs one of balanced, detail, motion") }
+        switch StdinCommand.parse(line) {
+        case .failure(let refusal):
+            refuse(refusal.message)
+        case .success(.policy(let policy)):
             session.setPolicy(policy)
-        case ("keyframe", 1):
+        case .success(.keyframe):
             for c in session.receivers { c.requestKeyframe(reason: "asked on stdin") }
-        case ("report", 2) where words[1] == "stalled" || words[1] == "cleared":
-            _ = recovery.stallReport(receiverID: StdinCommands.receiverID, words[1] == "stalled" ? .stalled : .cleared)
-        case ("destination", 2):
-            guard let address = try? SocketAddress(parsing: words[1]) else { return refuse("destination needs HOST:PORT") }
-            for c in session.receivers { c.setDestination(address) }
-            output.log(.info, "screen", "the receiver moved to \(address)")
-        case ("diagnostics", 1):
+        case .success(.report(let report)):
+            _ = recovery.stallReport(receiverID: StdinCommands.receiverID, report)
+        case .success(.destination(let address)):
+            move(to: address)
+        case .success(.diagnostics):
             diagnostics.emit(to: output)
-        case ("stop", 1):
+        case .success(.stop):
             onStop()
-        default:
-            refuse("unknown command \"\(line)\": use policy, keyframe, report, destination, diagnostics or stop")
+        case .success(.none):
+            break
         }
     }
 
-    private func handleJSON(_ line: String) {
-        guard let value = try? JSONParser.parse(line) else { return refuse("not JSON: \(line.prefix(80))") }
-        guard value["event"]?.stringValue == "report", let stalled = value["screenStalled"]?.boolValue else { return }
-        let report = MediaReport(receiver: StdinCommands.receiverID, screenStalled: stalled,
-                                 expired: value["expired"]?.boolValue ?? false, figures: nil)
-        _ = recovery.stallReport(receiverID: StdinCommands.receiverID, SenderRecovery.Report(report))
+    /// docs/behaviour.md §8.4: plain RTP follows the receiver only to loopback; `share` has no way to allow more.
+    private func move(to address: SocketAddress) {
+        for c in session.receivers {
+            if let refused = ControlTransportRule.checkMove(c.config, boundTo: c.localAddress, to: address, mayLeaveLoopback: false) {
+                return refuse("destination \(address) refused: \(refused.message)")
+            }
+        }
+        for c in session.receivers { c.setDestination(address) }
+        output.log(.info, "screen", "the receiver moved to \(address)")
     }
 
     private func refuse(_ message: String) {

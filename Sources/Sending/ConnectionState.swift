@@ -1,3 +1,4 @@
+import Congestion
 import Encoding
 import Media
 import RTP
@@ -25,18 +26,9 @@ struct ConnectionState {
     static let stillRepeatInterval: Duration = .seconds(1)
     /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
     static let senderReportInterval: Duration = .seconds(1)
-    /// Packets leave at 2.5× the target bitrate: a 1080p keyframe is spread
-    /// over a few frame periods instead of hitting the link as one burst.
-    static let pacingFactor = 2.5
-    /// When the link is the limit, faster than the estimate only overflows
-    /// the bottleneck's queue: a keyframe then waits here, where it is not lost.
-    static let limitedPacingFactor = 1.2
     /// The encoder aims below the target: RTP, the send-time extension and
     /// SRTP add about 3 %, retransmissions and x264's overshoot the rest.
     static let encoderShare = 0.85
-    /// Balanced shrinks at once when the bitrate falls, but grows back only
-    /// after the bitrate has allowed it this long: each size change costs a keyframe.
-    static let balancedGrowDelay: Duration = .seconds(5)
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
 
@@ -45,7 +37,7 @@ struct ConnectionState {
     var transceiver: Transceiver
     var ssrc: UInt32 { transceiver.ssrc }
     var destination: SocketAddress
-    var bandwidth: BandwidthEstimator
+    var bandwidth: SendSideBandwidthEstimator
     let started: Instant
     var running = true
     var pending: Surface?
@@ -59,8 +51,7 @@ struct ConnectionState {
     var encoderSettings: EncoderSettings?
     /// Recovery's "a third smaller for 30 s": the scale, and until when.
     var shrink: (factor: Double, until: Instant)?
-    var balancedScale = 1.0
-    var balancedScaleChanged = Instant.zero
+    var balanced = BalancedSizer()
     var encodedSize = (0, 0)
 
     var framesIn = 0
@@ -78,9 +69,13 @@ struct ConnectionState {
     var encoderErrors = 0
     var protectErrors = 0
     var sendErrors = 0
+    /// Every first send, on any SSRC this connection has had.
     var packetsSent = 0
-    var octetsSent = 0
-    var lastRTPTimestamp: UInt32 = 0
+    /// RFC 3550 §6.4.1: a sender report counts the packets and payload octets sent under its own SSRC, so the
+    /// counts start again with a new one.
+    var reportCounts = (ssrc: UInt32(0), packets: 0, octets: 0)
+    /// Padding sent to probe the path (counted in `packetsSent` too: the SR's packet count is every packet).
+    var probePacketsSent = 0
     var retransmissions = 0
     /// NACKed packets not resent because retransmissions had used their share of the link.
     var retransmissionsRefused = 0
@@ -88,10 +83,13 @@ struct ConnectionState {
     var feedbackErrors = 0
     var feedbackDropped = 0
     var feedbackUnauthenticated = 0
+    /// Datagrams from a host that is not the receiver's, dropped unread.
+    var feedbackFromElsewhere = 0
     var plisReceived = 0
     var firsReceived = 0
     var nacksReceived = 0
     var rembsReceived = 0
+    var transportFeedbackReceived = 0
     var receiverReports = 0
     /// The SSRCs the receiver's side has sent authenticated RTCP from, oldest first.
     var feedbackSources: [UInt32] = []
@@ -107,11 +105,16 @@ struct ConnectionState {
     /// Microseconds spent encoding, a second: how busy the encoder is.
     var encodeTime = RateMeter()
 
-    init(share: ShareParameters, transceiver: Transceiver, destination: SocketAddress, cap: Int, started: Instant) {
+    /// - Parameters:
+    ///   - transportWide: the receiver negotiated transport-wide feedback.
+    ///   - probePacketSize: the size on the wire of the padding packets probes are sent in.
+    init(share: ShareParameters, transceiver: Transceiver, destination: SocketAddress, cap: Int, transportWide: Bool,
+         probePacketSize: Int, started: Instant) {
         self.share = share
         self.transceiver = transceiver
         self.destination = destination
-        bandwidth = BandwidthEstimator(cap: cap)
+        bandwidth = SendSideBandwidthEstimator(cap: cap, feedbackKind: transportWide ? .transportWide : .receiverReports,
+                                               probePacketSize: probePacketSize, applicationShare: ConnectionState.encoderShare)
         self.started = started
     }
 
@@ -119,22 +122,25 @@ struct ConnectionState {
     /// to encode at. A policy that lets frames fall skips frames rather than
     /// change the encoder's rate: a new rate would need a new encoder, and a keyframe.
     mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
-        let encoderBitrate = Int(Double(bandwidth.target(at: now).bitrate) * ConnectionState.encoderShare)
+        let target = bandwidth.target(at: now)
+        let encoderBitrate = Int(Double(target.bitrate) * ConnectionState.encoderShare)
         let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
         var limit = levelLimit
         if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
-        let (plan, scale) = EncodingPlan.make(
-            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
-            bitrate: encoderBitrate, levelLimit: limit, previousScale: balancedScale,
-            mayGrow: now - balancedScaleChanged >= ConnectionState.balancedGrowDelay, shrink: recoveryScale)
-        if scale != balancedScale {
-            balancedScaleChanged = now
-            balancedScale = scale
+        var balancedScale: Double?
+        if share.policy == .balanced {
+            let bits = EncodingPlan.balancedBitsPerPixel(policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+                                                         fps: share.fps, bitrate: encoderBitrate)
+            balancedScale = balanced.update(bitsPerPixel: bits, settled: target.limit != .probing, at: now)
         }
+        let plan = EncodingPlan.make(
+            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
+            bitrate: encoderBitrate, levelLimit: limit, balancedScale: balancedScale, shrink: recoveryScale)
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
-        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, profile: profile,
-                                                favourDetail: share.policy == .detail)
+        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, target: target.bitrate,
+                                                profile: profile, favourDetail: share.policy == .detail,
+                                                screenContent: share.policy != .motion)
         return (settings, plan.fps)
     }
 
@@ -154,6 +160,26 @@ struct ConnectionState {
         return feedbackSources.count > ConnectionState.feedbackSourceLimit ? feedbackSources.removeFirst() : nil
     }
 
+    /// Counts a first send (a retransmission is not a new packet). A packet of a replaced stream, still
+    /// leaving when its transceiver was replaced, counts for no sender report.
+    mutating func countSent(_ info: PacketInfo) {
+        packetsSent += 1
+        guard info.ssrc == ssrc else { return }
+        if reportCounts.ssrc != ssrc { reportCounts = (ssrc: ssrc, packets: 0, octets: 0) }
+        reportCounts.packets += 1
+        reportCounts.octets += info.payloadLength
+    }
+
+    /// The sender report for the moment `now`: the RTP timestamp of that moment on the stream's media clock
+    /// (its timestamp base and the injected clock, as frames are stamped), paired with `ntpTime`, the wall
+    /// clock's reading of the same moment, so a receiver can map RTP time to wall time (RFC 3550 §6.4.1).
+    func senderReport(now: Instant, ntpTime: UInt64) -> SenderReport {
+        let counts = reportCounts.ssrc == ssrc ? reportCounts : (ssrc: ssrc, packets: 0, octets: 0)
+        return SenderReport(ssrc: ssrc, ntpTime: ntpTime, rtpTime: transceiver.timestamp(for: now),
+                            packetCount: UInt32(truncatingIfNeeded: counts.packets),
+                            octetCount: UInt32(truncatingIfNeeded: counts.octets), reports: [])
+    }
+
     /// Retransmissions may take a fifth of the target: on a link that is
     /// already short, resending everything lost only deepens the loss.
     static let retransmissionShare = 0.2
@@ -166,8 +192,6 @@ struct ConnectionState {
     }
 
     func pacingRate(now: Instant) -> Int {
-        let target = bandwidth.target(at: now)
-        let factor = target.limit == .cap ? ConnectionState.pacingFactor : ConnectionState.limitedPacingFactor
-        return Int(Double(target.bitrate) * factor)
+        Int(bandwidth.pacingRate(at: now))
     }
 }

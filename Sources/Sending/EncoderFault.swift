@@ -15,10 +15,13 @@ public enum EncoderFault: Sendable, Equatable {
         }
     }
 
-    /// Parses `stops:12` or `hangs:12` (seconds).
+    /// A fault later than a week is no test at all.
+    static let maximumSeconds: Double = 7 * 86_400
+
+    /// Parses `stops:12` or `hangs:12` (seconds, at most a week).
     public static func parse(_ text: String) -> EncoderFault? {
         let parts = text.split(separator: ":")
-        guard parts.count == 2, let seconds = Double(parts[1]), seconds >= 0 else { return nil }
+        guard parts.count == 2, let seconds = Double(parts[1]), seconds.isFinite, (0...maximumSeconds).contains(seconds) else { return nil }
         switch parts[0] {
         case "stops": return .stops(after: .milliseconds(Int64(seconds * 1000)))
         case "hangs": return .hangs(after: .milliseconds(Int64(seconds * 1000)))

@@ -21,14 +21,15 @@ final class FrameEncoder: @unchecked Sendable {
     }
 
     /// Makes sure an encoder with these settings is running: a new size or
-    /// rate needs a new codec instance (new SPS in band, same stream); a new
-    /// bitrate alone is a live reconfiguration.
+    /// rate needs a new codec instance (new SPS in band, same stream); new
+    /// bitrates alone are a live reconfiguration.
     func configure(_ wanted: EncoderSettings) throws(CodecError) {
         if let current = encoder?.settings {
             var sameShape = current
             sameShape.bitrate = wanted.bitrate
+            sameShape.bufferBits = wanted.bufferBits
             if sameShape == wanted {
-                if current.bitrate != wanted.bitrate { try encoder?.setBitrate(wanted.bitrate) }
+                if current != wanted { try encoder?.setRate(wanted) }
                 return
             }
         }
@@ -37,10 +38,11 @@ final class FrameEncoder: @unchecked Sendable {
         picture.resize(width: wanted.width, height: wanted.height)
     }
 
-    /// Encodes `surface` as the picture at `timestamp`; nil when the codec held it back.
-    func encode(_ surface: Surface, timestamp: UInt32, keyframe: Bool) throws(CodecError) -> EncodedFrame? {
+    /// Encodes `surface` as the picture at `timestamp`, handing it to
+    /// `parts` as it is made; nil when the codec held it back.
+    func encode(_ surface: Surface, timestamp: UInt32, keyframe: Bool, parts: EncodedParts) throws(CodecError) -> EncodedFrame? {
         guard let encoder else { return nil }
         converter.convert(surface, into: picture)
-        return try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe)
+        return try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe, parts: parts)
     }
 }

@@ -28,13 +28,14 @@ final class PacketQueue: @unchecked Sendable {
         condition = clock.makeCondition()
         slots = (0..<capacity).map { _ in [UInt8](repeating: 0, count: PacketQueue.slotSize) }
         lengths = [Int](repeating: 0, count: capacity)
-        infos = [PacketInfo](repeating: PacketInfo(sequence: 0, timestamp: 0, marker: false, retransmission: false), count: capacity)
+        infos = [PacketInfo](repeating: .empty, count: capacity)
         pacer = Pacer(rateBitsPerSecond: Double(max(rate, 1)), queueCapacity: capacity)
     }
 
-    /// Writes a packet with `build` (which returns its length) at the tail.
+    /// Writes a packet with `build` (which returns its length) at the tail;
+    /// one with its own `rate` (a probe's) leaves at that rate.
     @discardableResult
-    func push(_ info: PacketInfo, _ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+    func push(_ info: PacketInfo, rate: Double? = nil, _ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
         condition.withLock {
             let index = (head + pacer.queuedPackets) % slots.count
             guard pacer.queuedPackets < slots.count else {
@@ -44,7 +45,26 @@ final class PacketQueue: @unchecked Sendable {
             let length = slots[index].withUnsafeMutableBytes { build($0) }
             lengths[index] = length
             infos[index] = info
-            pacer.enqueue(size: length)
+            pacer.enqueue(size: length, mayBurst: !info.keyframe && info.kind == .media, rate: rate)
+            condition.signal()
+            return true
+        }
+    }
+
+    /// Writes a packet ahead of everything waiting: a retransmission, which
+    /// the receiver is holding a frame back for.
+    @discardableResult
+    func pushFirst(_ info: PacketInfo, _ build: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+        condition.withLock {
+            guard pacer.queuedPackets < slots.count else {
+                pacer.enqueueFirst(size: 0)
+                return false
+            }
+            head = (head + slots.count - 1) % slots.count
+            let length = slots[head].withUnsafeMutableBytes { build($0) }
+            lengths[head] = length
+            infos[head] = info
+            pacer.enqueueFirst(size: length)
             condition.signal()
             return true
         }
@@ -71,12 +91,18 @@ final class PacketQueue: @unchecked Sendable {
         }
     }
 
-    func setRate(_ rate: Int) {
-        condition.withLock { pacer.rateBitsPerSecond = Double(max(rate, 1)) }
+    /// The pacing rate, and how much of it unused an ordinary frame may spend at once.
+    func setRate(_ rate: Int, burstBudget: Duration) {
+        condition.withLock {
+            pacer.rateBitsPerSecond = Double(max(rate, 1))
+            pacer.burstBudget = burstBudget
+        }
     }
 
     var dropped: Int { condition.withLock { pacer.droppedPackets } }
     var queued: Int { condition.withLock { pacer.queuedPackets } }
+    /// How long what waits here takes to leave at the pacing rate.
+    var delay: Duration { condition.withLock { pacer.queueDelay } }
 
     /// Forgets queued packets (a new transceiver's stream replaces them).
     func clear() {

@@ -17,14 +17,20 @@ extension SenderConnection {
                 lock.withLock { state.feedbackErrors += 1 }
                 continue
             }
-            guard let (count, _) = received else { continue }
-            handleDatagram(&buffer, count: count)
+            guard let (count, from) = received else { continue }
+            handleDatagram(&buffer, count: count, from: from)
         }
     }
 
     /// One datagram from the receiver's side: SRTCP (or plain RTCP where the
-    /// share allows it). Anything malformed or unauthenticated is counted and dropped.
-    func handleDatagram(_ buffer: inout [UInt8], count: Int) {
+    /// share allows it). Anything malformed or unauthenticated is counted and dropped,
+    /// and so is anything from a host other than the receiver's (docs/behaviour.md §7.3).
+    package func handleDatagram(_ buffer: inout [UInt8], count: Int, from: SocketAddress) {
+        let destination = lock.withLock { state.destination }
+        guard from.isSameHost(as: destination) || config.rtcpDestination.map(from.isSameHost) == true else {
+            lock.withLock { state.feedbackFromElsewhere += 1 }
+            return
+        }
         guard count >= 8, buffer.withUnsafeBytes({ MuxedPacketKind.classify(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) == .rtcp else {
             lock.withLock { state.feedbackDropped += 1 }
             return
@@ -73,9 +79,10 @@ extension SenderConnection {
                     continue
                 }
                 if let packet = history.withLock({ $0.packet(sequenceNumber: sequence) }) {
-                    let info = PacketInfo(sequence: sequence, timestamp: 0, marker: false, retransmission: true)
+                    let info = PacketInfo(ssrc: ssrc, sequence: sequence, timestamp: 0, marker: false, keyframe: false,
+                                          kind: .retransmission, payloadLength: 0)
                     _ = packet.withUnsafeBytes { bytes in
-                        queue.push(info) { slot in
+                        queue.pushFirst(info) { slot in
                             slot.copyMemory(from: bytes)
                             return bytes.count
                         }
@@ -87,6 +94,7 @@ extension SenderConnection {
                 state.nacksReceived += 1
                 state.retransmissions += resent
                 state.retransmissionsRefused += refused
+                state.bandwidth.onNack(sequenceNumbers: lost, at: now)
             }
         case .receiverReport(let rr):
             reportArrived(from: rr.ssrc, covering: rr.reports.contains { $0.ssrc == ssrc })
@@ -94,9 +102,15 @@ extension SenderConnection {
         case .senderReport(let sr):
             reportArrived(from: sr.ssrc, covering: sr.reports.contains { $0.ssrc == ssrc })
             for block in sr.reports where block.ssrc == ssrc { receptionReported(block, now: now) }
+        case .transportFeedback(let feedback):
+            // Transport-wide: it speaks of every packet on the transport, whatever SSRC it names.
+            lock.withLock {
+                state.bandwidth.onTransportFeedback(feedback, at: now)
+                state.transportFeedbackReceived += 1
+            }
         case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
             lock.withLock {
-                state.bandwidth.receiverEstimated(Int(clamping: remb.bitrate), at: now)
+                state.bandwidth.onREMB(bitrate: Int(clamping: remb.bitrate), at: now)
                 state.rembsReceived += 1
             }
         default:
@@ -117,8 +131,7 @@ extension SenderConnection {
 
     private func receptionReported(_ block: ReceptionReport, now: Instant) {
         lock.withLock {
-            let sending = Int(state.bitrateMeter.rate(at: now))
-            state.bandwidth.lossReported(block.lossRatio, sending: max(sending, BandwidthEstimator.minimumBitrate))
+            state.bandwidth.onReceiverReport(fractionLost: block.lossRatio, at: now)
             state.lastFractionLost = block.lossRatio
             state.receiverReports += 1
         }
@@ -126,12 +139,8 @@ extension SenderConnection {
 
     // MARK: RTCP out
 
-    func sendReport(now: Instant) {
-        let report = lock.withLock {
-            SenderReport(ssrc: state.ssrc, ntpTime: NTPTime.now(), rtpTime: state.lastRTPTimestamp,
-                         packetCount: UInt32(truncatingIfNeeded: state.packetsSent),
-                         octetCount: UInt32(truncatingIfNeeded: state.octetsSent), reports: [])
-        }
+    func sendReport() {
+        let report = lock.withLock { state.senderReport(now: clock.now, ntpTime: NTPTime.now()) }
         guard var bytes = try? report.marshal() else { return }
         sendRTCP(&bytes)
     }

@@ -1,3 +1,4 @@
+import Congestion
 import RTP
 import SRTP
 import Transport
@@ -32,16 +33,18 @@ extension SenderConnection {
             s.glassToPacketP50 = state.glassToPacket.percentile(0.5)
             s.glassToPacketP99 = state.glassToPacket.percentile(0.99)
             s.limitation = limitation(target: target, now: now)
+            s.feedback = target.limit == .noFeedback ? .none
+                : state.bandwidth.feedbackKind == .transportWide ? .transportWide : .receiverReports
             return s
         }
     }
 
     /// Bandwidth limits a share when something below the cap sets the target;
     /// the CPU does when encoding takes most of each frame period.
-    private func limitation(target: (bitrate: Int, limit: BandwidthEstimator.Limit), now: Instant) -> ShareStatus.Limitation {
+    private func limitation(target: SendSideBandwidthEstimator.Target, now: Instant) -> ShareStatus.Limitation {
         let busy = state.encodeTime.rate(at: now) / 1_000_000
         if busy > ConnectionState.cpuBusyFraction { return .cpu }
-        return target.limit == .cap ? .none : .bandwidth
+        return target.limit.isPath ? .bandwidth : .none
     }
 
     /// Whether encoded frames are waiting on the link: packets are queued for
@@ -73,13 +76,28 @@ extension SenderConnection {
     package func setPolicy(_ policy: SendPolicy) {
         lock.withLock {
             state.share.policy = policy
-            state.balancedScale = 1
+            state.balanced = BalancedSizer()
         }
     }
 }
 
 extension SenderConnection {
     package var destination: SocketAddress { lock.withLock { state.destination } }
+
+    /// Datagrams dropped unread because they came from a host other than the receiver's.
+    package var feedbackFromElsewhere: Int { lock.withLock { state.feedbackFromElsewhere } }
+
+    /// What the bandwidth estimate is made of now. Call with `lock` held.
+    private var estimateLine: String {
+        let now = clock.now
+        let e = state.bandwidth
+        let target = e.target(at: now)
+        let acknowledged = e.acknowledgedBitrate.map { "\(Int($0) / 1000) kbit/s" } ?? "none"
+        return "estimate: target \(target.bitrate / 1000) kbit/s (\(target.limit.rawValue)), from \(e.feedbackKind == .transportWide ? "transport-wide feedback" : "reports and NACKs"), "
+            + "delay-based \(Int(e.delayBased.bitrate) / 1000) kbit/s (\(e.delayBased.usage)), loss-based \(Int(e.lossBasedBitrate) / 1000) kbit/s, "
+            + "acknowledged \(acknowledged), round trip \(Int(e.roundTrip.inMilliseconds)) ms"
+            + (e.isApplicationLimited ? ", application-limited" : "")
+    }
 
     /// The figures diagnostics show for this receiver.
     package var diagnosticLines: [String] {
@@ -90,12 +108,15 @@ extension SenderConnection {
                 "frames: in \(state.framesIn) (and \(state.repeatsTaken) still-frame repeats), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
                     + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
                     + "let fall for the rate \(state.framesSkippedForRate)",
-                "packets: sent \(state.packetsSent), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
+                "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused)), "
                     + "pacer drops \(queue.dropped), "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
-                    + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated)",
+                    + "transport-cc \(state.transportFeedbackReceived), "
+                    + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated), "
+                    + "from elsewhere \(state.feedbackFromElsewhere)",
+                estimateLine,
                 "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
                     + "coalesced \(state.gate.requestsCoalesced)",
             ]

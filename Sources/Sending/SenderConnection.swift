@@ -3,6 +3,7 @@ import Encoders
 import Encoding
 import Foundation
 import Media
+import Congestion
 import RTP
 import SRTP
 import Transport
@@ -43,7 +44,7 @@ public final class SenderConnection: @unchecked Sendable {
         self.output = output
         self.pool = pool
         self.latestFrame = latestFrame
-        let bind = try config.bind ?? SocketAddress(host: config.destination.family == .ipv4 ? "0.0.0.0" : "::", port: 0)
+        let bind = config.bind ?? .bindAddress(reaching: [config.destination] + (config.rtcpDestination.map { [$0] } ?? []))
         socket = try UDPSocket(bindingTo: bind)
         if let srtp = config.srtp {
             protector = try SRTPSession(key: srtp, direction: .sender)
@@ -54,13 +55,24 @@ public final class SenderConnection: @unchecked Sendable {
         }
         lock = clock.makeCondition()
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
-        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec, generation: 0,
-                                firstSequence: config.firstSequence)
-        state = ConnectionState(share: share, transceiver: first, destination: config.destination, cap: config.bitrateCap, started: clock.now)
+        let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
+                                extensions: config.headerExtensions, generation: 0, firstSequence: config.firstSequence)
+        state = ConnectionState(share: share, transceiver: first, destination: config.destination, cap: config.bitrateCap,
+                                transportWide: config.headerExtensions.transportSequenceNumber != nil,
+                                probePacketSize: first.paddingPacketSize + SenderConnection.overhead(of: config),
+                                started: clock.now)
         queue = PacketQueue(rate: state.pacingRate(now: clock.now), clock: clock)
     }
 
     public var localAddress: SocketAddress { socket.localAddress }
+
+    /// What each RTP packet grows by on the way to the bottleneck: the SRTP
+    /// trailer, and the UDP and IP headers, which a link carries as well.
+    static func overhead(of config: ReceiverConfig) -> Int {
+        (config.srtp?.profile.rtpTrailerLength ?? 0) + (config.destination.family == .ipv4 ? 28 : 48)
+    }
+
+    var packetOverhead: Int { SenderConnection.overhead(of: config) }
     public var ssrc: UInt32 { lock.withLock { state.ssrc } }
 
     package func start() {
@@ -91,11 +103,7 @@ public final class SenderConnection: @unchecked Sendable {
     /// encode call, is abandoned (counted), never waited for.
     /// Call with `lock` held, after the transceiver has begun `generation`.
     private func abandonEncoder(before generation: Int) {
-        let old = "encode-\(config.id)-\(state.encodeGeneration)"
-        if liveThreads.contains(old) && state.encodeBusySince != nil {
-            abandonedThreads.insert(old)
-            state.abandonedEncoders += 1
-        }
+        abandonBusyEncoder()
         state.encodeGeneration = generation
         state.encodeBusySince = nil
         lock.broadcast()
@@ -115,6 +123,15 @@ public final class SenderConnection: @unchecked Sendable {
         startEncoder(encoder)
     }
 
+    /// The current encode thread, if it is inside an encode call, is not waited for again. Call with `lock` held.
+    private func abandonBusyEncoder() {
+        let current = "encode-\(config.id)-\(state.encodeGeneration)"
+        if liveThreads.contains(current) && state.encodeBusySince != nil {
+            abandonedThreads.insert(current)
+            state.abandonedEncoders += 1
+        }
+    }
+
     public func restoreFullSize() {
         lock.withLock { state.shrink = nil }
     }
@@ -128,7 +145,8 @@ public final class SenderConnection: @unchecked Sendable {
             while ssrc == state.ssrc { ssrc = UInt32.random(in: 1...UInt32.max) }
             let generation = state.encodeGeneration + 1
             state.transceiver.retire()
-            state.transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec, generation: generation)
+            state.transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
+                                            extensions: config.headerExtensions, generation: generation)
             state.transceivers += 1
             state.reporterHearsUs = false
             state.gate.request(at: clock.now)
@@ -147,10 +165,13 @@ public final class SenderConnection: @unchecked Sendable {
         lock.withLock { state.destination = destination }
     }
 
-    /// Stops every thread, sends RTCP BYE, and releases held surfaces.
+    /// Stops every thread, sends RTCP BYE, and releases held surfaces. An encode call
+    /// still running is abandoned, not waited for: a hung encoder holds up neither a
+    /// receiver's removal nor the end of the share (its thread exits if the call returns).
     package func stop() {
         lock.withLock {
             state.running = false
+            abandonBusyEncoder()
             lock.broadcast()
         }
         queue.close()
@@ -266,8 +287,9 @@ public final class SenderConnection: @unchecked Sendable {
         case .stops:
             lock.withLock { state.encodeBusySince = nil }
         case .hangs:
+            // Never returns, as a hung encode call does not: nothing may wait for it.
             lock.withLock {
-                while state.running { lock.wait() }
+                while true { lock.wait() }
             }
         }
     }
@@ -277,8 +299,19 @@ public final class SenderConnection: @unchecked Sendable {
         do {
             try encoder.configure(settings)
             let timestamp = transceiver.timestamp(for: isRepeat ? started : frame.captureTime)
-            let encoded = try encoder.encode(frame, timestamp: timestamp, keyframe: keyframe)
-            let sent = encoded.map { transceiver.send($0, generation: encoder.generation, into: queue) } ?? false
+            if !isRepeat {
+                lock.withLock { state.glassToPacket.frameStarted(timestamp: timestamp, captured: frame.captureTime) }
+            }
+            // Each slice goes to the transceiver as x264 finishes it, from x264's threads.
+            let accepted = Atomic(false)
+            let queue = self.queue
+            let encoded = try encoder.encode(frame, timestamp: timestamp, keyframe: keyframe) { part, endsFrame, isKeyframe in
+                if transceiver.send(part, endsFrame: endsFrame, keyframe: isKeyframe, timestamp: timestamp,
+                                    generation: encoder.generation, into: queue) {
+                    accepted.store(true, ordering: .relaxed)
+                }
+            }
+            let sent = accepted.load(ordering: .relaxed)
             let now = clock.now
             lock.withLock {
                 guard state.encodeGeneration == encoder.generation else { return }
@@ -288,11 +321,7 @@ public final class SenderConnection: @unchecked Sendable {
                 guard let encoded, sent else { return }
                 state.encodedMeter.record(at: now)
                 state.framesEncoded += 1
-                if isRepeat {
-                    state.stillRepeats += 1
-                } else {
-                    state.glassToPacket.frameEncoded(timestamp: timestamp, captured: frame.captureTime)
-                }
+                if isRepeat { state.stillRepeats += 1 }
                 if encoded.isKeyframe {
                     state.gate.keyframeEncoded(at: now)
                     state.keyframesMade += 1
@@ -316,10 +345,17 @@ public final class SenderConnection: @unchecked Sendable {
         while lock.withLock({ state.running }) {
             let now = clock.now
             if now >= nextReport {
-                sendReport(now: now)
+                sendReport()
                 nextReport = now + ConnectionState.senderReportInterval
             }
-            queue.setRate(lock.withLock { state.pacingRate(now: now) })
+            let (rate, limited, probe, transceiver) = lock.withLock {
+                (state.pacingRate(now: now), state.bandwidth.target(at: now).limit.isPath, state.bandwidth.pendingProbe(at: now),
+                 state.transceiver)
+            }
+            if let probe {
+                transceiver.sendPadding(count: probe.packetCount, cluster: probe.id, bitrate: probe.bitrate, into: queue)
+            }
+            queue.setRate(rate, burstBudget: Pacer.burstBudget(linkIsTheLimit: limited))
             switch queue.pop(into: &buffer, now: now) {
             case .packet(let length, let info):
                 send(&buffer, length: length, info: info)
@@ -331,15 +367,23 @@ public final class SenderConnection: @unchecked Sendable {
         }
     }
 
-    /// Protects and sends one packet. A first send is stamped with its send
-    /// time and kept, stamped, for NACKs; a retransmission is those kept bytes
-    /// unchanged, so SRTP never covers two different packets under one
-    /// (SSRC, sequence number) (docs/behaviour.md §7.2).
+    /// Stamps, protects and sends one packet. A first send is stamped with
+    /// its send time and transport-wide sequence number and kept, stamped,
+    /// for NACKs; a retransmission is those kept bytes unchanged, so SRTP
+    /// never covers two different packets under one (SSRC, sequence number)
+    /// (docs/behaviour.md §7.2).
     private func send(_ buffer: inout [UInt8], length: Int, info: PacketInfo) {
-        if !info.retransmission {
+        let wireSize = length + packetOverhead
+        let stamped = clock.now
+        if info.kind == .retransmission {
+            lock.withLock { state.bandwidth.onPacketResent(size: wireSize, at: stamped) }
+        } else {
+            let kind: SentPacketLog.Kind
+            if case .probe(let cluster) = info.kind { kind = .probe(cluster: cluster) } else { kind = .media }
+            let transportSequence = lock.withLock { state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind) }
             buffer.withUnsafeMutableBytes { bytes in
                 let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
-                AbsoluteSendTime.stamp(packet, at: clock.now)
+                config.headerExtensions.stamp(packet, at: stamped, transportSequenceNumber: transportSequence)
                 history.withLock { _ = $0.store(UnsafeRawBufferPointer(packet), sequenceNumber: info.sequence) }
             }
         }
@@ -357,18 +401,26 @@ public final class SenderConnection: @unchecked Sendable {
             try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: destination) }
             lock.withLock {
                 state.bitrateMeter.record(wireLength * 8, at: now)
-                guard !info.retransmission else { return }
-                state.packetsSent += 1
-                state.octetsSent += length - RTPHeader.fixedSize
-                state.lastRTPTimestamp = info.timestamp
-                if info.marker {
-                    state.glassToPacket.lastPacketSent(timestamp: state.lastRTPTimestamp, at: now)
-                    state.framesSent += 1
-                    state.sentMeter.record(at: now)
+                switch info.kind {
+                case .retransmission:
+                    return
+                case .probe:
+                    state.probePacketsSent += 1
+                    state.countSent(info)
+                case .media:
+                    state.countSent(info)
+                    if info.marker { frameLeft(info, at: now) }
                 }
             }
         } catch {
             lock.withLock { state.sendErrors += 1 }
         }
+    }
+
+    /// The last packet of a frame left. Call with `lock` held.
+    private func frameLeft(_ info: PacketInfo, at now: Instant) {
+        state.glassToPacket.lastPacketSent(timestamp: info.timestamp, at: now)
+        state.framesSent += 1
+        state.sentMeter.record(at: now)
     }
 }

@@ -7,11 +7,19 @@ public struct ShareStatus: Sendable, Equatable {
         case cpu = "limited by CPU"
     }
 
+    /// What the receiver tells of the link: nothing at all keeps the share at its cap.
+    public enum Feedback: String, Sendable {
+        case none
+        case receiverReports
+        case transportWide
+    }
+
     public var width = 0
     public var height = 0
     /// Frames that left for the receiver in the last second.
     public var fps = 0.0
     public var limitation = Limitation.none
+    public var feedback = Feedback.receiverReports
     public var bitrate = 0
     public var targetBitrate = 0
     /// "direct" for a receiver sent to straight, as opposed to through a relay.
@@ -36,6 +44,7 @@ public struct ShareStatus: Sendable, Equatable {
     public var firstLine: String {
         var parts = ["\(width)×\(height) at \(Int(fps.rounded())) fps"]
         if limitation != .none { parts.append(limitation.rawValue) }
+        if feedback == .none { parts.append("no feedback from the receiver") }
         parts.append(ShareStatus.megabits(bitrate))
         parts.append("\(path) (\(codec) software)")
         return "Screen: " + parts.joined(separator: ", ")
@@ -62,7 +71,8 @@ public struct ShareStatus: Sendable, Equatable {
             ("line1", .string(firstLine)), ("line2", .string(secondLine)),
             ("width", .int(width)), ("height", .int(height)), ("fps", .double(fps)),
             ("limitedBy", .string(limitation == .none ? "nothing" : limitation == .bandwidth ? "bandwidth" : "cpu")),
-            ("bitrate", .int(bitrate)), ("targetBitrate", .int(targetBitrate)), ("codec", .string(codec)),
+            ("bitrate", .int(bitrate)), ("targetBitrate", .int(targetBitrate)), ("feedback", .string(feedback.rawValue)),
+            ("codec", .string(codec)),
             ("capturedFps", .double(capturedFPS)), ("encodedFps", .double(encodedFPS)), ("sentFps", .double(sentFPS)),
             ("keyframesMade", .int(keyframesMade)), ("keyframesAsked", .int(keyframesAsked)),
             ("droppedLate", .int(framesDroppedLate)), ("droppedBusy", .int(framesDroppedBusy)),

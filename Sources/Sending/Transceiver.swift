@@ -1,4 +1,3 @@
-import Encoders
 import Media
 import RTP
 import Synchronization
@@ -17,23 +16,30 @@ final class Transceiver: Sendable {
         var retired = false
         var scratch: [UInt8] = []
         var refused = 0
+        /// The last frame's timestamp, which padding carries.
+        var lastTimestamp: UInt32?
     }
 
     let ssrc: UInt32
     private let numbering: Mutex<Numbering>
 
     /// `firstSequence` nil numbers from a random start.
-    init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, generation: Int, firstSequence: UInt16? = nil) {
+    init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, extensions: HeaderExtensionMap, generation: Int,
+         firstSequence: UInt16? = nil) {
         self.ssrc = ssrc
         var scratch: [UInt8] = []
         scratch.reserveCapacity(PacketQueue.slotSize)
-        var stream = OutgoingRTPStream.random(ssrc: ssrc, payloadType: payloadType)
+        var stream = OutgoingRTPStream.random(ssrc: ssrc, payloadType: payloadType, extensions: extensions)
         if let firstSequence {
             stream = OutgoingRTPStream(ssrc: ssrc, payloadType: payloadType, firstSequence: firstSequence,
-                                       timestampBase: stream.timestampBase)
+                                       timestampBase: stream.timestampBase, extensions: extensions)
         }
+        paddingPacketSize = stream.paddingPacketSize
         numbering = Mutex(Numbering(stream: stream, packetizer: VideoPacketizer(codec), generation: generation, scratch: scratch))
     }
+
+    /// The size of each padding packet a probe is sent in.
+    let paddingPacketSize: Int
 
     func timestamp(for captureTime: Instant) -> UInt32 {
         numbering.withLock { $0.stream.timestamp(for: captureTime) }
@@ -57,24 +63,48 @@ final class Transceiver: Sendable {
         numbering.withLock { $0.retired = true }
     }
 
-    /// Packetizes a frame of encoder `generation` into `queue` under this
-    /// stream's numbers; false (and nothing queued) when that generation is no
-    /// longer the one feeding it.
-    func send(_ frame: EncodedFrame, generation: Int, into queue: PacketQueue) -> Bool {
+    /// Packetizes a part of a frame of encoder `generation` into `queue`
+    /// under this stream's numbers, the marker on the last packet of the part
+    /// that ends the frame; false (and nothing queued) when that generation is
+    /// no longer the one feeding it. Parts come from the encoder's threads one
+    /// at a time, in order; the numbering lock keeps them whole.
+    func send(_ part: UnsafeRawBufferPointer, endsFrame: Bool, keyframe: Bool, timestamp: UInt32, generation: Int,
+              into queue: PacketQueue) -> Bool {
         numbering.withLock { n in
             guard !n.retired, n.generation == generation else {
-                n.refused += 1
+                if endsFrame { n.refused += 1 }
                 return false
             }
-            let timestamp = frame.rtpTimestamp
-            n.packetizer.packetize(frame.bytes) { payload, last in
+            n.lastTimestamp = timestamp
+            n.packetizer.packetize(part, endsFrame: endsFrame) { payload, last in
                 n.scratch.removeAll(keepingCapacity: true)
                 let sequence = n.stream.startPacket(marker: last, timestamp: timestamp, into: &n.scratch)
                 n.scratch.append(contentsOf: payload)
-                let info = PacketInfo(sequence: sequence, timestamp: timestamp, marker: last, retransmission: false)
+                let info = PacketInfo(ssrc: n.stream.ssrc, sequence: sequence, timestamp: timestamp, marker: last, keyframe: keyframe,
+                                      kind: .media, payloadLength: payload.count)
                 _ = n.scratch.withUnsafeBytes { bytes in queue.push(info) { $0.copyMemory(from: bytes); return bytes.count } }
             }
             return true
+        }
+    }
+
+    /// Queues a probe cluster: `count` padding-only packets under this
+    /// stream's next sequence numbers, to leave at `bitrate`. Numbered here
+    /// and queued in order with the media, so the receiver sees no gap and
+    /// nothing out of order.
+    func sendPadding(count: Int, cluster: Int, bitrate: Double, into queue: PacketQueue) {
+        numbering.withLock { n in
+            guard !n.retired else { return }
+            let timestamp = n.lastTimestamp ?? n.stream.timestampBase
+            for _ in 0..<count {
+                n.scratch.removeAll(keepingCapacity: true)
+                let sequence = n.stream.paddingPacket(timestamp: timestamp, into: &n.scratch)
+                let info = PacketInfo(ssrc: n.stream.ssrc, sequence: sequence, timestamp: timestamp, marker: false, keyframe: false,
+                                      kind: .probe(cluster: cluster), payloadLength: 0)
+                _ = n.scratch.withUnsafeBytes { bytes in
+                    queue.push(info, rate: bitrate) { $0.copyMemory(from: bytes); return bytes.count }
+                }
+            }
         }
     }
 }

@@ -23,17 +23,23 @@ enum VideoEncoder {
         }
     }
 
-    func setBitrate(_ bitrate: Int) throws(CodecError) {
+    func setRate(_ wanted: EncoderSettings) throws(CodecError) {
         switch self {
-        case .h264(let e): try e.setBitrate(bitrate)
-        case .vp8(let e): try e.setBitrate(bitrate)
+        case .h264(let e): try e.setRate(wanted)
+        case .vp8(let e): try e.setBitrate(wanted.bitrate)
         }
     }
 
-    func encode(_ picture: I420Picture, rtpTimestamp: UInt32, keyframe: Bool) throws(CodecError) -> EncodedFrame? {
+    /// Encodes `picture`, handing it to `parts` as it is made: slice by slice
+    /// for H.264, whole for VP8.
+    func encode(_ picture: I420Picture, rtpTimestamp: UInt32, keyframe: Bool, parts: EncodedParts) throws(CodecError) -> EncodedFrame? {
         switch self {
-        case .h264(let e): try e.encode(picture, rtpTimestamp: rtpTimestamp, pts: Int64(rtpTimestamp), keyframe: keyframe)
-        case .vp8(let e): try e.encode(picture, rtpTimestamp: rtpTimestamp, keyframe: keyframe)
+        case .h264(let e):
+            return try e.encode(picture, rtpTimestamp: rtpTimestamp, pts: Int64(rtpTimestamp), keyframe: keyframe, parts: parts)
+        case .vp8(let e):
+            let frame = try e.encode(picture, rtpTimestamp: rtpTimestamp, keyframe: keyframe)
+            if let frame { parts(frame.bytes, true, frame.isKeyframe) }
+            return frame
         }
     }
 }

@@ -17,8 +17,9 @@ struct VideoPacketizer {
         }
     }
 
-    mutating func packetize(_ frame: UnsafeRawBufferPointer, emit: (UnsafeRawBufferPointer, Bool) -> Void) {
-        h264?.packetize(frame, emit: emit)
-        vp8?.packetize(frame, emit: emit)
+    /// `part` is a whole frame (VP8 always), or whole NAL units of one (H.264), `endsFrame` on the last.
+    mutating func packetize(_ part: UnsafeRawBufferPointer, endsFrame: Bool, emit: (UnsafeRawBufferPointer, Bool) -> Void) {
+        h264?.packetize(part, endsAccessUnit: endsFrame, emit: emit)
+        vp8?.packetize(part, emit: emit)
     }
 }

@@ -24,18 +24,19 @@ public final class SyntheticSource: CaptureSource, @unchecked Sendable {
 
     public var name: String { "synthetic \(screen.width)×\(screen.height) \(screen.scenario.rawValue)" }
     public var frameSize: (width: Int, height: Int) { (screen.width, screen.height) }
+    public var subject: CaptureSubject { CaptureSubject(.generated) }
 
     public func start(_ output: CaptureOutput) throws(CaptureError) {
         let screen = self.screen
         starts += 1
         let stallAfter = starts == 1 ? stallAfterFrame : nil
         ticker.start(on: output.clock) { frame in
-            if let stallAfter, frame >= stallAfter { return }
+            if let stallAfter, frame >= stallAfter { return false }
             guard screen.changes(at: frame) else {
                 output.idle()
-                return
+                return false
             }
-            output.write(frameNumber: frame, width: screen.width, height: screen.height) { surface in
+            return output.write(frameNumber: frame, width: screen.width, height: screen.height) { surface in
                 screen.render(frame: frame, into: surface.pixels, stride: surface.stride)
                 return true
             }

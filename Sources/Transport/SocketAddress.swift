@@ -65,11 +65,32 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         case .ipv4:
             return addressBytes[0] == 127
         case .ipv6:
-            let mappedPrefix = [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF]
-            if addressBytes.prefix(12).elementsEqual(mappedPrefix) { return addressBytes[12] == 127 }
+            if addressBytes.prefix(12).elementsEqual(Self.ipv4MappedPrefix) { return addressBytes[12] == 127 }
             return addressBytes.dropLast().allSatisfy { $0 == 0 } && addressBytes[15] == 1
         }
     }
+
+    /// The same host, whatever the port.
+    public func isSameHost(as other: SocketAddress) -> Bool {
+        addressBytes == other.addressBytes
+    }
+
+    /// Where a sender's socket binds to reach `destinations` (the first sets the family): their family's
+    /// loopback when every one is on loopback, so that nothing off this host can reach the socket
+    /// (docs/behaviour.md §7.3); otherwise every address of the family.
+    public static func bindAddress(reaching destinations: [SocketAddress], port: UInt16 = 0) -> SocketAddress {
+        let family = destinations.first?.family ?? .ipv4
+        let mapped = destinations.first.map { $0.family == .ipv6 && $0.addressBytes[0..<12].elementsEqual(ipv4MappedPrefix) } ?? false
+        switch (family, !destinations.isEmpty && destinations.allSatisfy(\.isLoopback)) {
+        case (.ipv4, true): return ipv4Loopback(port: port)
+        case (.ipv6, true): return mapped ? SocketAddress(addressBytes: ipv4MappedPrefix + [127, 0, 0, 1], port: port) : ipv6Loopback(port: port)
+        case (.ipv4, false): return SocketAddress(addressBytes: [0, 0, 0, 0], port: port)
+        case (.ipv6, false): return SocketAddress(addressBytes: [UInt8](repeating: 0, count: ipv6Size), port: port)
+        }
+    }
+
+    /// `::ffff:0:0/96`, IPv4 addresses written as IPv6.
+    static let ipv4MappedPrefix = [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF]
 
     public var host: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

@@ -5,12 +5,31 @@ import RTP
 import SRTP
 import Transport
 
-// screen-receiver --listen HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [--json] [--duration S]
-//   [--wedge keyframe|decoder|sticky|forever] [--wedge-after S] [--source-width W] [--codec h264|vp8]
-//   [--quality demo|motion|still --source-width W --source-height H [--source-fps F] [--seed S]]
 // With --quality each decoded frame whose stamp reads is compared with the regenerated synthetic
 // frame; the figures carry running means: ssim, psnr, ssimText, psnrText, qualityFrames.
 // Lines on stdin come from whoever stands in for the call client: `shareAgain [SSRC]`, `transceiver SSRC`, `pli`, `stop`.
+
+let help = CommandHelp(
+    usage: "screen-receiver --listen HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [options]",
+    summary: "Receives, decodes and answers one screen share as a call's receiver would, printing its figures once a second.",
+    options: [
+        .init("listen", "HOST:PORT", "where to receive RTP and RTCP; port 0 picks one (the listening event says which)", default: "required"),
+        .init("srtp-key-file", "KEY", "a file holding base64 of the SRTP master key and salt", default: "required, unless --insecure-rtp"),
+        .init("srtp-profile", "aes|gcm", "AES_CM_128_HMAC_SHA1_80 or AEAD_AES_128_GCM", default: "aes"),
+        .init("insecure-rtp", nil, "take plain RTP", default: "off"),
+        .init("codec", "h264|vp8", "what the stream carries", default: "h264"),
+        .init("duration", "SECONDS", "stop after this long", default: "until SIGINT, SIGTERM or stop on stdin"),
+        .init("json", nil, "figures and events as JSON lines on stdout", default: "off: readable lines on stderr"),
+        .init("log-level", "debug|info|warning|error", "how much is logged", default: "info"),
+        .init("wedge", "keyframe|decoder|sticky|forever", "for the recovery gates: make the decoder swallow frames", default: "none"),
+        .init("wedge-after", "SECONDS", "when the wedge begins", default: "5"),
+        .init("source-width", "W", "the synthetic screen's width, to read frame stamps from a scaled picture", default: "none"),
+        .init("source-height", "H", "with --quality: the synthetic screen's height", default: "none"),
+        .init("source-fps", "F", "with --quality: the synthetic screen's frame rate", default: "30"),
+        .init("seed", "S", "with --quality: the synthetic screen's seed", default: "1"),
+        .init("snapshot", "FILE.png", "on stopping, write the last picture decoded to this PNG file", default: "none"),
+        .init("quality", "demo|motion|still", "compare each decoded frame with the synthetic frame it was (SSIM, PSNR)", default: "off"),
+    ])
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("screen-receiver: \(message)\n".utf8))
@@ -18,7 +37,7 @@ func fail(_ message: String) -> Never {
 }
 
 func readOptions() throws(ArgumentParser.Failure) -> (ScreenReceiver.Options, json: Bool, level: EventOutput.Level) {
-    var a = try ArgumentParser(Array(CommandLine.arguments.dropFirst()), flagNames: ["json", "insecure-rtp"])
+    var a = try ArgumentParser(Array(CommandLine.arguments.dropFirst()), help: help)
     if let extra = a.positional.first { throw .init("unexpected argument \"\(extra)\"") }
     guard let listenText = a.string("listen"), let listen = try? SocketAddress(parsing: listenText) else {
         throw .init("--listen HOST:PORT is required, such as 127.0.0.1:5004")
@@ -31,12 +50,13 @@ func readOptions() throws(ArgumentParser.Failure) -> (ScreenReceiver.Options, js
         throw .init("--srtp-key-file KEY is required (or --insecure-rtp)")
     }
     var options = ScreenReceiver.Options(listen: listen, key: key)
-    options.duration = try a.double("duration")
+    options.duration = try a.seconds("duration")
+    options.snapshotPath = a.string("snapshot")
     if let w = a.string("wedge") {
         guard let mode = WedgeMode(rawValue: w) else { throw .init("--wedge must be keyframe, decoder, sticky or forever") }
         options.wedge = mode
     }
-    options.wedgeAfter = try a.double("wedge-after") ?? 5
+    options.wedgeAfter = try a.seconds("wedge-after") ?? 5
     options.sourceWidth = try a.int("source-width", in: 16...8192)
     let sourceHeight = try a.int("source-height", in: 16...8192)
     let sourceFPS = try a.int("source-fps", in: 1...30) ?? 30
@@ -62,7 +82,10 @@ func readOptions() throws(ArgumentParser.Failure) -> (ScreenReceiver.Options, js
 }
 
 let parsed: (options: ScreenReceiver.Options, json: Bool, level: EventOutput.Level)
-do { parsed = try readOptions() } catch { fail(error.description) }
+do { parsed = try readOptions() } catch where error.isHelp {
+    print(error.description)
+    exit(0)
+} catch { fail(error.description) }
 let options = parsed.options
 let output = EventOutput(format: parsed.json ? .json : .human, level: parsed.level)
 

@@ -4,11 +4,24 @@ import ScreenShare
 
 let usage = """
     usage: screenshare share --to HOST:PORT (--srtp-key-file KEY | --insecure-rtp) [options]
-           screenshare sources [--display :N]
-           screenshare frames --size WxH [--fps N] [--scenario demo|motion|still] [--count N]
            screenshare serve --control stdio|unix:PATH [--allow-unencrypted] [--log-level LEVEL]
-    see README.md for every option
+           screenshare sources [--display :N]
+           screenshare frames [--size WxH] [--fps N] [--scenario demo|motion|still] [--count N] [--seed S]
+    screenshare COMMAND --help lists a command's options and their defaults
     """
+
+/// Runs a command's parse-and-run; `--help` prints its options on stdout and succeeds, a bad option says why and fails.
+func run(_ name: String, _ body: () throws(ArgumentParser.Failure) -> Int32) -> Never {
+    do {
+        exit(try body())
+    } catch where error.isHelp {
+        print(error.description)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("screenshare \(name): \(error)\n".utf8))
+        exit(2)
+    }
+}
 
 SignalMask.unblockControlSignals()
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,31 +33,22 @@ arguments.removeFirst()
 
 switch command {
 case "share":
-    do {
-        let options = try ShareOptions.parse(arguments)
-        exit(ShareRunner(options: options).run())
-    } catch {
-        FileHandle.standardError.write(Data("screenshare share: \(error)\n".utf8))
-        exit(2)
-    }
-case "sources":
-    let display = arguments.firstIndex(of: "--display").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-    print(SourcesCommand.text(display: display))
-case "frames":
-    do {
-        exit(try RawFramesCommand.parse(arguments).run())
-    } catch {
-        FileHandle.standardError.write(Data("screenshare frames: \(error)\n\(RawFramesCommand.usage)\n".utf8))
-        exit(2)
-    }
+    run(command) { () throws(ArgumentParser.Failure) in ShareRunner(options: try ShareOptions.parse(arguments)).run() }
 case "serve":
-    do {
-        let options = try ServeOptions.parse(arguments)
-        exit(ServeRunner(options: options).run())
-    } catch {
-        FileHandle.standardError.write(Data("screenshare serve: \(error)\n".utf8))
-        exit(2)
+    run(command) { () throws(ArgumentParser.Failure) in ServeRunner(options: try ServeOptions.parse(arguments)).run() }
+case "sources":
+    run(command) { () throws(ArgumentParser.Failure) in
+        var a = try ArgumentParser(arguments, help: SourceInventory.help)
+        let display = a.string("display")
+        try a.rejectUnknown()
+        if let extra = a.positional.first { throw .init("unexpected argument \"\(extra)\"") }
+        print(SourceInventory.gather(display: display).text)
+        return 0
     }
+case "frames":
+    run(command) { () throws(ArgumentParser.Failure) in try RawFramesCommand.parse(arguments).run() }
+case "--help", "-h", "help":
+    print(usage)
 default:
     FileHandle.standardError.write(Data("screenshare: unknown command \"\(command)\"\n\(usage)\n".utf8))
     exit(2)

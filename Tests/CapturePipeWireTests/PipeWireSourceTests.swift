@@ -22,9 +22,9 @@ struct PipeWireSourceTests {
     }
 
     private func capture(_ daemon: TestPipeWireDaemon, node: @escaping @Sendable () -> UInt32?,
-                         sink: RecordingSink, stallLimit: Duration = .seconds(3)) throws -> (PipeWireSource, CaptureOutput) {
+                         sink: RecordingSink, fps: Int = Self.fps, stallLimit: Duration = .seconds(3)) throws -> (PipeWireSource, CaptureOutput) {
         let socket = daemon.socketPath
-        let source = PipeWireSource(fps: Self.fps, linksItself: true, stallLimit: stallLimit,
+        let source = PipeWireSource(fps: fps, linksItself: true, stallLimit: stallLimit,
                                     remote: { () throws(CaptureError) -> Int32? in try PipeWireRemote.connectSocket(path: socket) },
                                     node: node)
         let output = CaptureOutput(pool: SurfacePool(width: 1920, height: 1080), clock: SystemClock(), sink: sink)
@@ -54,6 +54,27 @@ struct PipeWireSourceTests {
             #expect(frames.allSatisfy { $0.patternMatches && $0.width == 320 && $0.height == 240 })
             #expect(zip(frames, frames.dropFirst()).allSatisfy { $0.number < $1.number })
             #expect(source.frameSize == (320, 240))
+        }
+    }
+
+    /// A producer faster than the share: each buffer that comes within a frame
+    /// period of the last capture waits for the end of that period, a newer
+    /// one replacing it, so captures are a period apart and each is the newest
+    /// (docs/behaviour.md §2.6).
+    @Test func fasterProducer_isCapturedAPeriodApart_newestFirst() throws {
+        try withProducer(PipeWireTestProducer.Options(width: 320, height: 240)) { daemon, producer in
+            let node = try waitForNode(producer)
+            let sink = RecordingSink()
+            let (source, _) = try capture(daemon, node: { node }, sink: sink, fps: 2)
+            defer { source.stop() }
+            #expect(sink.wait(upTo: .seconds(8)) { $0.frames.count >= 5 })
+            let frames = sink.frames
+            // Stamped when each capture began, at or a little after it was due.
+            #expect(zip(frames, frames.dropFirst()).allSatisfy { $1.captured - $0.captured >= .milliseconds(480) })
+            // At 30 fps a period holds about 15 of the producer's frames; those in between were replaced.
+            #expect(zip(frames, frames.dropFirst()).dropFirst().allSatisfy { $1.number - $0.number >= 10 })
+            #expect(source.counters.droppedOverRate > 0)
+            #expect(frames.allSatisfy { $0.patternMatches })
         }
     }
 
@@ -87,6 +108,26 @@ struct PipeWireSourceTests {
             let late = sink.frames.dropFirst(3)
             #expect(!late.isEmpty && late.allSatisfy { $0.cursorPixel == PipeWireTestPattern.cursorColour })
             #expect(late.allSatisfy { $0.patternMatches })
+        }
+    }
+
+    /// The producer's cursor metadata lies in its shared memory: what does not fit the meta area is refused
+    /// and counted, never read, and the frames go on (docs/behaviour.md §9).
+    @Test(arguments: PipeWireTestProducer.CursorLie.allCases)
+    func cursorMetadataThatDoesNotFit_isRefused(lie: PipeWireTestProducer.CursorLie) throws {
+        var options = PipeWireTestProducer.Options(width: 320, height: 240)
+        options.cursor = (x: 100, y: 60)
+        options.cursorLie = lie
+        try withProducer(options) { daemon, producer in
+            let node = try waitForNode(producer)
+            let inside = (x: 100 - PipeWireTestPattern.cursorHotspot.x + 1, y: 60 - PipeWireTestPattern.cursorHotspot.y + 1)
+            let sink = RecordingSink(cursorProbe: inside)
+            let (source, _) = try capture(daemon, node: { node }, sink: sink)
+            defer { source.stop() }
+            #expect(sink.wait(upTo: .seconds(5)) { $0.frames.count >= 10 })
+            let frames = sink.frames
+            #expect(frames.allSatisfy { $0.patternMatches && $0.cursorPixel != PipeWireTestPattern.cursorColour })
+            #expect(source.counters.cursorRefused > 0)
         }
     }
 

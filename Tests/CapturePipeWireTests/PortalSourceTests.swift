@@ -16,7 +16,7 @@ struct PortalSourceTests {
     static let unusedNode: UInt32 = 7
 
     private func options(_ bus: TestSessionBus, _ tokens: TestTokenFile, notes: Notes = Notes()) -> ScreenCastPortal.Options {
-        ScreenCastPortal.Options(sourceTypes: .monitor, restoreTokenFile: tokens.file, busAddress: bus.address,
+        ScreenCastPortal.Options(sourceTypes: .monitor, restoreTokens: tokens.file, busAddress: bus.address,
                                  startTimeout: .seconds(5), requestTimeout: .seconds(5)) { notes.add($0) }
     }
 
@@ -159,7 +159,7 @@ struct PortalSourceTests {
         defer { bus.stop() }
         let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent", start: .never)
         defer { portal.stop() }
-        var options = ScreenCastPortal.Options(restoreTokenFile: nil, busAddress: bus.address)
+        var options = ScreenCastPortal.Options(restoreTokens: nil, busAddress: bus.address)
         options.startTimeout = .milliseconds(300)
         let share = try ScreenCastPortal(options)
         try share.createSession()
@@ -177,7 +177,7 @@ struct PortalSourceTests {
         defer { bus.stop() }
         let portal = try TestPortal(bus: bus, node: Self.unusedNode, pipeWireSocket: "/nonexistent", cursorModes: offered)
         defer { portal.stop() }
-        let share = try ScreenCastPortal(ScreenCastPortal.Options(sourceTypes: .window, restoreTokenFile: nil, busAddress: bus.address))
+        let share = try ScreenCastPortal(ScreenCastPortal.Options(sourceTypes: .window, restoreTokens: nil, busAddress: bus.address))
         try share.createSession()
         try share.selectSources()
         #expect(portal.lines.contains("selected types=2 cursor_mode=\(asked) persist_mode=2"), "\(portal.lines)")

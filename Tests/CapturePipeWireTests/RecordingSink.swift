@@ -15,6 +15,8 @@ final class RecordingSink: CaptureSink {
         let patternMatches: Bool
         let cursorPixel: UInt32?
         let arrival: ContinuousClock.Instant
+        /// When the capture began, on the capture's clock.
+        let captured: Instant
     }
 
     private let state = Mutex<(frames: [Frame], idles: Int, failures: [CaptureError])>(([], 0, []))
@@ -32,7 +34,7 @@ final class RecordingSink: CaptureSink {
         let matches = samples.allSatisfy { surface.pixel(x: $0.0, y: $0.1) & 0x00FF_FFFF == expected }
         let cursor = cursorProbe.map { surface.pixel(x: $0.x, y: $0.y) & 0x00FF_FFFF }
         let frame = Frame(number: number, width: surface.width, height: surface.height, patternMatches: matches,
-                          cursorPixel: cursor, arrival: .now)
+                          cursorPixel: cursor, arrival: .now, captured: surface.captureTime)
         state.withLock { $0.frames.append(frame) }
     }
 

@@ -6,7 +6,7 @@ import Synchronization
 /// Records what a capture delivers, in order, keeping a copy of the last frame.
 final class RecordingSink: CaptureSink {
     enum Event {
-        case frame(width: Int, height: Int)
+        case frame(width: Int, height: Int, captured: Instant)
         case idle
         case failure(CaptureError)
     }
@@ -27,6 +27,8 @@ final class RecordingSink: CaptureSink {
         var last = Frame()
         var frames: Int { events.filter { if case .frame = $0 { true } else { false } }.count }
         var idles: Int { events.filter { if case .idle = $0 { true } else { false } }.count }
+        /// When each frame was captured (the capture's clock), in order.
+        var captureTimes: [Instant] { events.compactMap { if case .frame(_, _, let at) = $0 { at } else { nil } } }
         var failure: CaptureError? {
             for case .failure(let error) in events { return error }
             return nil
@@ -41,7 +43,7 @@ final class RecordingSink: CaptureSink {
             state.last.height = surface.height
             state.last.pixels = Array(UnsafeBufferPointer(
                 start: surface.pixels.assumingMemoryBound(to: UInt32.self), count: surface.width * surface.height))
-            state.events.append(.frame(width: surface.width, height: surface.height))
+            state.events.append(.frame(width: surface.width, height: surface.height, captured: surface.captureTime))
         }
     }
 

@@ -1,6 +1,7 @@
 import Testing
 @testable import CaptureX11
 import Capture
+import Media
 
 extension X11Tests {
     @Suite struct Damage {
@@ -57,6 +58,59 @@ extension X11Tests {
             #expect(frame.width == 200 && frame.height == 200)
             #expect(frame.colour(x: 199, y: 199) == Colour.green)
             #expect(frame.colour(x: 149, y: 149) == Colour.slate)
+        }
+
+        /// At 1 fps the capture looks once a second, so a change that waited
+        /// for the next look would be captured half a second later on average;
+        /// its damage event starts the capture at once instead (docs/behaviour.md §2.6).
+        @Test func drawing_isCapturedAtOnce_notAtTheNextLook() async throws {
+            let server = try await XvfbServer()
+            let client = try server.client()
+            client.setRootColour(Colour.slate)
+            let sink = RecordingSink()
+            let source = X11Source(display: server.display, target: .screen, fps: 1)
+            try source.start(sink.output())
+            defer { source.stop() }
+            #expect(try await sink.wait { $0.frames >= 1 })
+
+            var delays: [Duration] = []
+            for n in 0..<5 {
+                // More than a period since the last capture, so the change may be captured at once.
+                try await Task.sleep(for: .milliseconds(1100))
+                let frames = sink.snapshot.frames
+                let drawn = SystemClock().now
+                client.fillRoot(x: 10 + 60 * n, y: 10, width: 50, height: 50, colour: n % 2 == 0 ? Colour.orange : Colour.green)
+                #expect(try await sink.wait { $0.frames > frames })
+                if let captured = sink.snapshot.captureTimes.last { delays.append(captured - drawn) }
+            }
+            let median = delays.sorted()[delays.count / 2]
+            print("X11 draw → capture at 1 fps: \(delays.map { String(format: "%.1f", $0.inMilliseconds) }.joined(separator: ", ")) ms")
+            // Waiting for the next look: a median near 500 ms. A tenth of a second leaves room for a loaded machine.
+            #expect(median < .milliseconds(100))
+        }
+
+        /// A change within a frame period of the last capture waits for the end
+        /// of that period: at 2 fps, two captures are never closer than 500 ms.
+        @Test func drawingSoonAfterACapture_waitsForTheEndOfTheFramePeriod() async throws {
+            let server = try await XvfbServer()
+            let client = try server.client()
+            client.setRootColour(Colour.slate)
+            let sink = RecordingSink()
+            let source = X11Source(display: server.display, target: .screen, fps: 2)
+            try source.start(sink.output())
+            defer { source.stop() }
+            #expect(try await sink.wait { $0.frames >= 1 })
+            try await Task.sleep(for: .milliseconds(700))
+
+            client.fillRoot(x: 10, y: 10, width: 50, height: 50, colour: Colour.orange)
+            #expect(try await sink.wait { $0.frames >= 2 })
+            client.fillRoot(x: 100, y: 10, width: 50, height: 50, colour: Colour.green)
+            #expect(try await sink.wait { $0.frames >= 3 })
+            let times = sink.snapshot.captureTimes
+            // Stamped when each capture began, which is at or after it was due: a few
+            // milliseconds' slack for the first of the two starting late.
+            #expect(times[2] - times[1] >= .milliseconds(480))
+            #expect(sink.snapshot.last.colour(x: 100, y: 10) == Colour.green)
         }
     }
 }

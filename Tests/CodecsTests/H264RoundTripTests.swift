@@ -41,4 +41,50 @@ struct H264RoundTripTests {
         #expect(results[4].key)
         #expect(!results[3].key)
     }
+
+    @Test func raisedBitrate_isFollowed() throws {
+        // An encoder started at the 300 kbit/s start rate and raised to 1.2
+        // Mbit/s after five frames sends at least 0.7 of it from the second on.
+        let width = 1280, height = 720
+        let plan = EncodingPlan(width: width, height: height, fps: 30, level: .level3_1)
+        let start = EncoderSettings.carrying(plan, shareFPS: 30, bitrate: 255_000, target: 300_000, profile: .constrainedBaseline,
+                                             favourDetail: false)
+        let raised = EncoderSettings.carrying(plan, shareFPS: 30, bitrate: 1_200_000, target: 1_400_000, profile: .constrainedBaseline,
+                                              favourDetail: false)
+        let encoder = try H264Encoder(settings: start)
+        let pictures = SyntheticPictures(width: width, height: height)
+        var bits = 0
+        for n in 0..<90 {
+            if n == 5 { try encoder.setRate(raised) }
+            let ts = UInt32(n * 3000)
+            let size = try encoder.encode(pictures.render(n), rtpTimestamp: ts, pts: Int64(ts), keyframe: n == 0)?.bytes.count ?? 0
+            if n >= 30 { bits += size * 8 }
+        }
+        #expect(bits / 2 >= 840_000, "\(bits / 2) bit/s after the raise")
+    }
+
+    @Test func vbvBoundsEveryFrame_keyframesToo() throws {
+        // docs/behaviour.md §3.3: a 1.5 Mbit/s target, the encoder at 0.85 of it,
+        // a VBV of 0.3 s of the target. A 1280×720 screen whose every tenth
+        // frame is an IDR: no frame is over the buffer (56 KB); without the
+        // VBV those IDRs come out at about 90 KB.
+        let width = 1280, height = 720
+        let plan = EncodingPlan(width: width, height: height, fps: 30, level: .level3_1)
+        let settings = EncoderSettings.carrying(plan, shareFPS: 30, bitrate: 1_275_000, target: 1_500_000,
+                                                profile: .constrainedBaseline, favourDetail: false)
+        let encoder = try H264Encoder(settings: settings)
+        let pictures = SyntheticPictures(width: width, height: height)
+        var largest = 0
+        var keyframes = 0
+        for n in 0..<60 {
+            let ts = UInt32(n * 3000)
+            guard let encoded = try encoder.encode(pictures.render(n), rtpTimestamp: ts, pts: Int64(ts), keyframe: n % 10 == 0) else {
+                continue
+            }
+            if encoded.isKeyframe { keyframes += 1 }
+            largest = max(largest, encoded.bytes.count)
+        }
+        #expect(keyframes == 6)
+        #expect(largest <= settings.bufferBits / 8, "largest frame \(largest) bytes, buffer \(settings.bufferBits / 8)")
+    }
 }

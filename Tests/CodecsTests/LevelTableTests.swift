@@ -31,8 +31,8 @@ struct LevelTableTests {
         let fps = 30
         let source = CaptureLimits.capped(width: c.width, height: c.height)
         let plan = EncodingPlan.make(policy: c.policy, sourceWidth: source.width, sourceHeight: source.height, fps: fps,
-                                     bitrate: 4_000_000, levelLimit: c.level).plan
-        let settings = EncoderSettings.carrying(plan, shareFPS: fps, bitrate: 4_000_000, profile: .constrainedBaseline, favourDetail: false)
+                                     bitrate: 4_000_000, levelLimit: c.level)
+        let settings = EncoderSettings.carrying(plan, shareFPS: fps, bitrate: 4_000_000, target: 4_000_000, profile: .constrainedBaseline, favourDetail: false)
         let encoder = try H264Encoder(settings: settings)
         let picture = I420Picture(width: settings.width, height: settings.height)
         let frame = try #require(try encoder.encode(picture, rtpTimestamp: 0, pts: 0, keyframe: true))
@@ -53,7 +53,7 @@ struct LevelTableTests {
     }
 
     @Test func sixteenByTenScreenInMotionComesOutWithin3600Macroblocks() {
-        let plan = EncodingPlan.make(policy: .motion, sourceWidth: 1920, sourceHeight: 1200, fps: 30, bitrate: 4_000_000, levelLimit: nil).plan
+        let plan = EncodingPlan.make(policy: .motion, sourceWidth: 1920, sourceHeight: 1200, fps: 30, bitrate: 4_000_000, levelLimit: nil)
         #expect(H264Level.macroblocks(width: plan.width, height: plan.height) <= 3600)
         #expect(plan.width < 1280, "1280×800 is 4000 macroblocks: it breaks level 3.1")
         #expect(abs(Double(plan.width) / Double(plan.height) - 1.6) < 0.01)

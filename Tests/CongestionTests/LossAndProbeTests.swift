@@ -21,11 +21,27 @@ struct LossAndProbeTests {
         #expect(estimator.bitrate == 1_800_000)
         estimator.update(lossRatio: 0.05, sending: 1_800_000, at: .seconds(2))
         #expect(estimator.bitrate == 1_710_000)
+        // Near the 1.8 Mbit/s at which loss began: 2 % a second, not 8.
         estimator.update(lossRatio: 0, sending: 1_710_000, at: .seconds(3))
-        #expect(abs(estimator.bitrate - 1_846_800) < 1)
+        #expect(abs(estimator.bitrate - 1_744_200) < 1)
         // Sending little: low loss lets it grow no further than 1.5 × what is sent.
         estimator.update(lossRatio: 0, sending: 200_000, at: .seconds(4))
-        #expect(abs(estimator.bitrate - 1_846_800) < 1)
+        #expect(abs(estimator.bitrate - 1_744_200) < 1)
+    }
+
+    @Test func lossRules_growFastFarBelowWhereLossBegan() {
+        // Loss began at 2 Mbit/s; after a deep back-off, 8 % a second until 90 % of it.
+        var estimator = LossBasedEstimator(bitrate: 2_000_000)
+        estimator.update(lossRatio: 0.5, sending: 2_000_000, at: .seconds(1))
+        #expect(estimator.bitrate == 1_500_000)
+        estimator.update(lossRatio: 0, sending: 1_500_000, at: .seconds(2))
+        #expect(abs(estimator.bitrate - 1_620_000) < 1)
+        estimator.update(lossRatio: 0, sending: 1_620_000, at: .seconds(3))
+        #expect(abs(estimator.bitrate - 1_749_600) < 1)
+        estimator.update(lossRatio: 0, sending: 1_749_600, at: .seconds(4))
+        #expect(abs(estimator.bitrate - 1_889_568) < 1)
+        estimator.update(lossRatio: 0, sending: 1_889_568, at: .seconds(5))
+        #expect(abs(estimator.bitrate - 1_927_359.36) < 1)
     }
 
     @Test func applicationLimit_entersBelow65PercentAndLeavesAbove80() {

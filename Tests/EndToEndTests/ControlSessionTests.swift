@@ -27,6 +27,26 @@ import Testing
         #expect(summary["aliceMended"] as? Bool == true)
     }
 
+    /// Real screens through serve (Tools/call-client-script --scenario desktop): an Xvfb's screen, monitor and
+    /// window and the GNOME portal's virtual monitor, switched live under the same SSRCs; "Reconnecting to Sam…"
+    /// coming and going; the 30 s report; the portal's restore token handed to the client and reused with no
+    /// dialog; the desktop's Stop and a closed window each ending the share with its reason.
+    @Test(.enabled(if: TestGnomeDesktop.installed && FileManager.default.isExecutableFile(atPath: "/usr/bin/xev"),
+                   "needs the GNOME desktop's packages and xev (Tools/setup)"))
+    func scriptedCallClient_realScreensSwitchedLive_reconnecting_restoreToken_andTheEndOfACapture() throws {
+        let script = ControlSessionTests.repository.appendingPathComponent("Tools/call-client-script").path
+        let client = try ManagedProcess("/usr/bin/python3", [script, "--scenario", "desktop", "--bin", ManagedProcess.binaries.path],
+                                        stderrTo: NSTemporaryDirectory() + "call-client-desktop-\(UUID().uuidString).log")
+        let status = client.waitForExit(timeout: 180)
+        let summary = try #require(client.events("summary").last, "the script prints its summary")
+        print("desktop call client: \(client.lines.last ?? "")")
+        #expect(status == 0, "failures: \(summary["failures"] ?? "?")")
+        #expect((summary["failures"] as? [String])?.isEmpty == true, "\(summary["failures"] ?? "?")")
+        let shares = (summary["share"] as? [[Any]])?.map { $0.last as? String }
+        #expect(shares?.compactMap { $0 } == ["the share was stopped", "The desktop stopped the screen share", "The shared window was closed"])
+        #expect(summary["dialogs"] as? Int == 0)
+    }
+
     func serve(_ extra: [String] = []) throws -> ManagedProcess {
         let serve = try ManagedProcess("screenshare", ["serve", "--control", "stdio"] + extra)
         #expect(serve.waitFor(timeout: 5) { !$0.events("hello").isEmpty })
@@ -179,5 +199,49 @@ import Testing
         third.process.terminate()
         #expect(third.waitForExit(timeout: 5) == 0)
         #expect(!FileManager.default.fileExists(atPath: path), "the socket is removed on exit")
+    }
+
+    /// One call client at a time: a second one on the socket is told so in an error line and closed, and the
+    /// first carries on.
+    @Test func aSecondClientOnTheSocket_isToldBusyAndClosed() throws {
+        let dir = NSTemporaryDirectory() + "screenshare-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/control.sock"
+        let serve = try ManagedProcess("screenshare", ["serve", "--control", "unix:" + path])
+        #expect(serve.waitFor(timeout: 5) { _ in FileManager.default.fileExists(atPath: path) })
+        let clients = try ManagedProcess("/usr/bin/python3", ["-c", """
+            import json, socket, sys
+            first = socket.socket(socket.AF_UNIX); first.connect(sys.argv[1])
+            replies = first.makefile()
+            replies.readline()
+            first.sendall(b'{"cmd":"hello","protocol":1,"id":"h"}\\n')
+            print(replies.readline().strip(), flush=True)
+            second = socket.socket(socket.AF_UNIX); second.settimeout(10); second.connect(sys.argv[1])
+            told = second.makefile().readline().strip()
+            print(json.dumps({"event": "second", "told": json.loads(told), "closed": second.recv(1) == b""}), flush=True)
+            first.sendall(b'{"cmd":"status","id":"s"}\\n')
+            print(replies.readline().strip(), flush=True)
+            """, path])
+        #expect(clients.waitForExit(timeout: 15) == 0)
+        let second = try #require(clients.events("second").first)
+        let told = try #require(second["told"] as? [String: Any])
+        #expect(told["event"] as? String == "error" && told["code"] as? String == "busy")
+        #expect((told["message"] as? String)?.contains("another call client is already connected") == true)
+        #expect(second["closed"] as? Bool == true)
+        #expect(clients.events("reply").contains { $0["id"] as? String == "s" && $0["sharing"] as? Bool == false })
+        #expect(serve.waitForExit(timeout: 10) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    /// A call client that stops reading its replies is taken to be gone after the write timeout, as one
+    /// that closes its end: the share ends and serve exits, rather than hanging on a full pipe.
+    @Test func aClientThatStopsReading_endsTheShare() throws {
+        let serve = try ManagedProcess("screenshare", ["serve", "--control", "stdio", "--log-level", "debug"], readsOutput: false)
+        serve.send(#"{"cmd":"hello","protocol":1}"#)
+        serve.send(#"{"cmd":"start","size":"320x180","scenario":"motion"}"#)
+        // Nobody reads: status, logs and replies fill the pipe, and after 10 s without progress serve gives up.
+        for i in 0..<3000 { serve.send(#"{"cmd":"diagnostics","id":\#(i)}"#) }
+        #expect(serve.waitForExit(timeout: 40) == 0)
     }
 }

@@ -49,6 +49,6 @@ import Testing
         let sender = try ManagedProcess("screenshare", ["share", "--to", "192.0.2.1:5004", "--insecure-rtp", "--duration", "1"], stderrTo: NSTemporaryDirectory() + "insecure.log")
         #expect(sender.waitForExit(timeout: 5) == 2)
         let log = try String(contentsOfFile: NSTemporaryDirectory() + "insecure.log", encoding: .utf8)
-        #expect(log.contains("only to a loopback address"))
+        #expect(log.contains("allowed only to loopback addresses"))
     }
 }

@@ -20,8 +20,9 @@ final class ManagedProcess: @unchecked Sendable {
 
     /// Runs one of the project's programs by name, or any program by absolute path; with
     /// `namespace`, inside that network namespace (`ip netns exec`, which becomes the program).
+    /// With `readsOutput` false nothing reads its stdout, as a client that has stopped reading.
     init(_ name: String, _ arguments: [String], stderrTo log: String? = nil, environment: [String: String] = [:],
-         namespace: String? = nil) throws {
+         namespace: String? = nil, readsOutput: Bool = true) throws {
         let program = name.hasPrefix("/") ? URL(fileURLWithPath: name) : ManagedProcess.binaries.appendingPathComponent(name)
         if let namespace {
             process.executableURL = URL(fileURLWithPath: LinkNamespace.ip)
@@ -41,10 +42,12 @@ final class ManagedProcess: @unchecked Sendable {
         } else {
             process.standardError = FileHandle.nullDevice
         }
-        stdout.fileHandleForReading.readabilityHandler = { [buffer] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { return }
-            buffer.append(String(decoding: data, as: UTF8.self))
+        if readsOutput {
+            stdout.fileHandleForReading.readabilityHandler = { [buffer] handle in
+                let data = handle.availableData
+                guard !data.isEmpty else { return }
+                buffer.append(String(decoding: data, as: UTF8.self))
+            }
         }
         try process.run()
     }
@@ -122,13 +125,15 @@ final class LineBuffer: @unchecked Sendable {
     var lines: [String] { lock.withLock { complete } }
 }
 
-/// A fresh SRTP master key and salt in a file, as `--srtp-key-file` takes it.
+/// A fresh SRTP master key and salt in a file, as `--srtp-key-file` takes it: readable by this user alone.
 func makeKeyFile(bytes: Int = 30) throws -> (path: String, base64: String) {
     var key = [UInt8](repeating: 0, count: bytes)
     for i in key.indices { key[i] = UInt8.random(in: 0...255) }
     let base64 = Data(key).base64EncodedString()
     let path = NSTemporaryDirectory() + "screenshare-key-\(UUID().uuidString)"
-    try (base64 + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    guard FileManager.default.createFile(atPath: path, contents: Data((base64 + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+        throw CocoaError(.fileWriteUnknown)
+    }
     return (path, base64)
 }
 

@@ -6,7 +6,7 @@ struct AbsoluteSendTimeTests {
     func packet() -> [UInt8] {
         var bytes: [UInt8] = []
         RTPHeader(marker: true, payloadType: 96, sequenceNumber: 7, timestamp: 9000, ssrc: 0x1234_5678).marshal(into: &bytes)
-        AbsoluteSendTime.appendPlaceholder(to: &bytes)
+        HeaderExtensionMap.standard.appendPlaceholder(to: &bytes)
         bytes += [0x65, 0x88]
         return bytes
     }
@@ -43,5 +43,17 @@ struct AbsoluteSendTimeTests {
         let after = AbsoluteSendTime.value(at: .seconds(64.1))
         #expect(abs(AbsoluteSendTime.milliseconds(from: before, to: after) - 200) < 0.01)
         #expect(abs(AbsoluteSendTime.milliseconds(from: after, to: before) + 200) < 0.01)
+    }
+
+    /// Found by fuzzing: an extension block of no words holds no element, so the payload after it, whatever
+    /// its first byte, is not stamped.
+    @Test func emptyExtensionBlock_payloadIsNotStamped() {
+        // V=2 X=1 CC=0, M=1 PT=96, seq 7, ts 0x701, SSRC 2, 0xBEDE with length 0, payload starting 0x32.
+        var bytes: [UInt8] = [0x90, 0xE0, 0x00, 0x07, 0x00, 0x00, 0x07, 0x01, 0x00, 0x00, 0x00, 0x02,
+                              0xBE, 0xDE, 0x00, 0x00, 0x32, 0x00, 0x00, 0x00, 0x51, 0x00, 0x65, 0x01, 0x03]
+        let before = bytes
+        bytes.withUnsafeMutableBytes { AbsoluteSendTime.stamp($0, at: .seconds(1.5)) }
+        #expect(bytes == before)
+        #expect(bytes.withUnsafeBytes { AbsoluteSendTime.read($0) } == nil)
     }
 }

@@ -91,4 +91,33 @@ struct H264DepacketizerTests {
         #expect(frame?.data == [0, 0, 0, 1, 0x67, 0x42, 0, 0, 0, 1, 0x68, 0xCE])
         #expect(frame?.isComplete == true)
     }
+
+    /// A peer that never sets the marker nor moves the timestamp on cannot grow a frame past the bound.
+    @Test func frameWithoutMarker_isDroppedAtTheBound() {
+        var depacketizer = H264Depacketizer()
+        let slice: [UInt8] = [0x41] + [UInt8](repeating: 0x5A, count: 1199)
+        let packets = FrameAssembly.maxFrameBytes / (slice.count + 4) + 10
+        for index in 0..<packets {
+            #expect(depacketizer.push(slice, sequenceNumber: UInt16(truncatingIfNeeded: index), timestamp: 7, marker: false) == nil)
+        }
+        let frame = depacketizer.push(slice, sequenceNumber: UInt16(truncatingIfNeeded: packets), timestamp: 7, marker: true)
+        #expect(frame?.data.isEmpty == true)
+        #expect(frame?.isComplete == false)
+        #expect(depacketizer.oversizedFrames == 1)
+
+        // The next access unit is taken as usual.
+        let next = depacketizer.push([0x65, 0x88], sequenceNumber: UInt16(truncatingIfNeeded: packets + 1), timestamp: 8, marker: true)
+        #expect(next == DepacketizedFrame(data: [0, 0, 0, 1, 0x65, 0x88], timestamp: 8, isComplete: true, isKeyframe: true))
+        #expect(depacketizer.oversizedFrames == 1)
+    }
+
+    /// A frame of exactly the bound is still a frame.
+    @Test func frameAtTheBound_isKept() {
+        var depacketizer = H264Depacketizer()
+        let nal: [UInt8] = [0x41] + [UInt8](repeating: 0x5A, count: FrameAssembly.maxFrameBytes - 5)
+        let frame = depacketizer.push(nal, sequenceNumber: 1, timestamp: 1, marker: true)
+        #expect(frame?.data.count == FrameAssembly.maxFrameBytes)
+        #expect(frame?.isComplete == true)
+        #expect(depacketizer.oversizedFrames == 0)
+    }
 }

@@ -59,4 +59,21 @@ struct H264PacketizerTests {
         #expect(AnnexB.sequenceParameterSet(in: au) == Self.sps)
         #expect(AnnexB.sequenceParameterSet(in: [0, 0, 1, 0x41]) == nil)
     }
+
+    @Test func partsOfAnAccessUnit_leaveAsTheyCome_markerOnlyAtTheEnd() {
+        // SPS + PPS + a small slice, then a slice needing three FU-A fragments: two parts of one frame.
+        var packetizer = H264Packetizer(maxPayloadSize: 6)
+        var out: [([UInt8], Bool)] = []
+        let first: [UInt8] = [0, 0, 0, 1] + Self.sps + [0, 0, 1] + Self.pps + [0, 0, 1, 0x65, 0xB8]
+        packetizer.packetize(first, endsAccessUnit: false) { payload, last in out.append((Array(payload), last)) }
+        // The first part has left whole before the second is given, none of it marked.
+        #expect(out.count == 3)
+        #expect(out.allSatisfy { !$0.1 })
+        #expect(out.last!.0 == [0x65, 0xB8])
+        let second: [UInt8] = [0, 0, 1, 0x65] + Array(1...10)
+        packetizer.packetize(second, endsAccessUnit: true) { payload, last in out.append((Array(payload), last)) }
+        #expect(out.count == 6)
+        #expect(out.map(\.1) == [false, false, false, false, false, true])
+        #expect(out[5].0 == [0x7C, 0x45, 9, 10])
+    }
 }

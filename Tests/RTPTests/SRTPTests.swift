@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Testing
 @testable import RTP
 import SRTP
@@ -174,5 +175,53 @@ struct SRTPTests {
         let key = try SRTPKey(contentsOfFile: path, profile: .aeadAes128Gcm)
         #expect(key.bytes == raw)
         #expect(throws: SRTPError.self) { try SRTPKey(contentsOfFile: path + "-missing", profile: .aeadAes128Gcm) }
+    }
+
+    /// A key file others may read, or one another user owns (reached through a symlink or not), is refused
+    /// with the reason; a FIFO or a directory is refused without blocking (docs/behaviour.md §7.2).
+    @Test func keyFile_refusedUnlessPrivateAndOurs() throws {
+        let directory = "/tmp/rtp-tests-keys-\(getpid())"
+        mkdir(directory, 0o700)
+        defer { _ = try? FileManager.default.removeItem(atPath: directory) }
+        let line = Base64.encode(Self.key(.aes128CmHmacSha1_80)) + "\n"
+        func write(_ name: String, mode: mode_t) -> String {
+            let path = "\(directory)/\(name)"
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, mode)
+            _ = line.withCString { Glibc.write(descriptor, $0, strlen($0)) }
+            close(descriptor)
+            chmod(path, mode)
+            return path
+        }
+        func refusal(_ path: String) -> String? {
+            do {
+                _ = try SRTPKey(contentsOfFile: path, profile: .aes128CmHmacSha1_80)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        let mine = write("mine", mode: 0o600)
+        #expect(refusal(mine) == nil)
+        symlink(mine, "\(directory)/link-to-mine")
+        #expect(refusal("\(directory)/link-to-mine") == nil)
+
+        let shared = refusal(write("group-readable", mode: 0o640))
+        #expect(shared?.contains("mode 640 gives its group access") == true, "\(shared ?? "accepted")")
+        let world = refusal(write("world-readable", mode: 0o604))
+        #expect(world?.contains("mode 604 gives other users access") == true, "\(world ?? "accepted")")
+
+        let theirs = write("theirs", mode: 0o600)
+        let nobody: uid_t = 65534
+        chown(theirs, nobody, gid_t(nobody))
+        symlink(theirs, "\(directory)/link-to-theirs")
+        for path in [theirs, "\(directory)/link-to-theirs"] {
+            let refused = refusal(path)
+            #expect(refused?.contains("belongs to user \(nobody)") == true, "\(path): \(refused ?? "accepted")")
+            #expect(refused?.contains(Base64.encode(Self.key(.aes128CmHmacSha1_80))) == false)
+        }
+
+        mkfifo("\(directory)/fifo", 0o600)
+        #expect(refusal("\(directory)/fifo")?.contains("not a regular file") == true)
+        #expect(refusal(directory)?.contains("not a regular file") == true)
     }
 }

@@ -68,4 +68,22 @@ struct VP8Tests {
         let result = depacketizer.push([0x80, 0x80, 0x80, 0x01, 9, 9], sequenceNumber: 5, timestamp: 1, marker: true)
         #expect(result?.isComplete == false)
     }
+
+    /// A peer that never sets the marker nor moves the timestamp on cannot grow a frame past the bound.
+    @Test func frameWithoutMarker_isDroppedAtTheBound() {
+        var depacketizer = VP8Depacketizer()
+        let start: [UInt8] = [0x10, 0x10] + [UInt8](repeating: 3, count: 1198)
+        let more: [UInt8] = [0x00] + [UInt8](repeating: 3, count: 1199)
+        _ = depacketizer.push(start, sequenceNumber: 0, timestamp: 5, marker: false)
+        let packets = FrameAssembly.maxFrameBytes / (more.count - 1) + 10
+        for index in 1..<packets {
+            #expect(depacketizer.push(more, sequenceNumber: UInt16(truncatingIfNeeded: index), timestamp: 5, marker: false) == nil)
+        }
+        let frame = depacketizer.push(more, sequenceNumber: UInt16(truncatingIfNeeded: packets), timestamp: 5, marker: true)
+        #expect(frame == DepacketizedFrame(data: [], timestamp: 5, isComplete: false, isKeyframe: false))
+        #expect(depacketizer.oversizedFrames == 1)
+
+        let next = depacketizer.push([0x10, 0x11, 0xAA], sequenceNumber: UInt16(truncatingIfNeeded: packets + 1), timestamp: 6, marker: true)
+        #expect(next == DepacketizedFrame(data: [0x11, 0xAA], timestamp: 6, isComplete: true, isKeyframe: false))
+    }
 }

@@ -20,7 +20,9 @@ struct TextSettingsTests {
         _ = surface.resize(width: width, height: height)
         let converter = PixelConverter()
         let picture = I420Picture(width: width, height: height)
-        let encoder = try H264Encoder(settings: EncoderSettings(width: width, height: height, fps: 30, bitrate: bitrate,
+        // The VBV as the sender sizes it: 0.3 s of a target the encoder gets 0.85 of.
+        let buffer = Int(Double(bitrate) / 0.85 * EncoderSettings.bufferDuration)
+        let encoder = try H264Encoder(settings: EncoderSettings(width: width, height: height, fps: 30, bitrate: bitrate, bufferBits: buffer,
                                                                 favourDetail: favourDetail, threads: 1))
         let decoder = try H264Decoder()
         let text = screen.textRegion

@@ -1,19 +1,23 @@
+import Congestion
 import Foundation
+import Encoding
 import Events
 import Media
 import RTP
+import SRTP
 @testable import Sending
 import Synchronization
 import Synthetic
-import SRTP
 import Transport
 import ControlProtocol
 @testable import ScreenShare
 
 /// The real sender — synthetic capture, encode thread, pacer and send
 /// thread, the heartbeat ticking the real `ShareRecovery` — on a
-/// `ManualClock`, sending plain RTP to a socket nobody reads, so a
-/// timeline of tens of seconds runs in the real time its encoding takes.
+/// `ManualClock`, sending to a socket nobody reads, or through a
+/// `SimulatedPeer` (a link model and a receiver's feedback on the same
+/// clock), so a timeline of tens of seconds runs in the real time its
+/// encoding takes.
 final class SimulatedShare: @unchecked Sendable {
     // Safety: `lines` is behind a Mutex; the rest is set up before the threads start.
     let clock = ManualClock(.seconds(100))
@@ -21,7 +25,8 @@ final class SimulatedShare: @unchecked Sendable {
     let recovery: ShareRecovery
     let connection: SenderConnection
     private let heartbeat: ShareHeartbeat
-    private let sink: UDPSocket
+    private let sink: UDPSocket?
+    let peer: SimulatedPeer?
     private final class Lines: Sendable {
         let written = Mutex<[(at: Instant, text: String)]>([])
     }
@@ -29,24 +34,48 @@ final class SimulatedShare: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     let started: Instant
 
-    /// `captureStallsAfterFrame`: the capture's first run delivers nothing from that frame on.
-    init(scenario: SyntheticScreen.Scenario, fault: EncoderFault? = nil, captureStallsAfterFrame: UInt64? = nil,
-         receiverID: String = "vicky", key: SRTPKey? = nil) throws {
+    /// - Parameters:
+    ///   - captureStallsAfterFrame: the capture's first run delivers nothing from that frame on.
+    ///   - link: the bottleneck a `SimulatedPeer` puts the packets through; nil sends them to a socket nobody reads.
+    ///   - feedback: what the peer sends back.
+    ///   - transportWide: the receiver negotiated the transport-wide sequence number (under the peer's id).
+    init(
+        scenario: SyntheticScreen.Scenario, fault: EncoderFault? = nil, captureStallsAfterFrame: UInt64? = nil,
+        receiverID: String = "vicky", width: Int = 320, height: Int = 180,
+        policy: SendPolicy = .balanced, link: SimulatedLink? = nil, feedback: SimulatedPeer.Feedback = .none,
+        transportWide: Bool = false, key: SRTPKey? = nil, cap: Int = 4_000_000
+    ) throws {
         let clock = self.clock
         let lines = self.lines
         let output = EventOutput(format: .human, level: .info) { text, _ in
             lines.written.withLock { $0.append((clock.now, text)) }
         }
-        sink = try UDPSocket(bindingTo: SocketAddress(host: "127.0.0.1", port: 0))
-        session = ShareSession(source: SyntheticSource(width: 320, height: 180, fps: 30, scenario: scenario,
+        let destination: SocketAddress
+        if let link {
+            let peer = try SimulatedPeer(clock: clock, link: link, feedback: feedback, key: key)
+            self.peer = peer
+            sink = nil
+            destination = peer.address
+        } else {
+            let sink = try UDPSocket(bindingTo: SocketAddress(host: "127.0.0.1", port: 0))
+            self.sink = sink
+            peer = nil
+            destination = sink.localAddress
+        }
+        session = ShareSession(source: SyntheticSource(width: width, height: height, fps: 30, scenario: scenario,
                                                        stallAfterFrame: captureStallsAfterFrame),
-                               parameters: ShareParameters(policy: .balanced, fps: 30), clock: clock, output: output)
+                               parameters: ShareParameters(policy: policy, fps: 30), clock: clock, output: output)
         recovery = ShareRecovery(session: session, clock: clock, output: output)
         heartbeat = ShareHeartbeat(clock: clock)
         started = clock.now
         try session.start()
+        let extensions = HeaderExtensionMap(
+            absoluteSendTimeID: AbsoluteSendTime.extensionID,
+            transportSequenceNumber: transportWide ? TransportSequenceNumber(extensionID: SimulatedPeer.transportWideID) : nil)!
         connection = try session.addReceiver(
-            ReceiverConfig(id: receiverID, displayName: "Vicky", destination: sink.localAddress, srtp: key), fault: fault)
+            ReceiverConfig(id: receiverID, displayName: "Vicky", destination: destination, srtp: key, bitrateCap: cap,
+                           headerExtensions: extensions), fault: fault)
+        peer?.start(sender: try SocketAddress(host: "127.0.0.1", port: connection.localAddress.port))
         recovery.attach(connection)
         let (heartbeat, recovery, done) = (self.heartbeat, self.recovery, self.done)
         Thread {
@@ -80,7 +109,18 @@ final class SimulatedShare: @unchecked Sendable {
             bytes += [UInt8](repeating: 0, count: SRTPSession.maximumTrailerLength)
             count = try! protector.protectRTCP(&bytes, length: count)
         }
-        connection.handleDatagram(&bytes, count: count)
+        connection.handleDatagram(&bytes, count: count, from: connection.config.destination)
+    }
+
+    /// Runs `duration` in steps of `step`, noting the status after each.
+    func sample(for duration: Duration, every step: Duration = .milliseconds(100)) -> [(at: Double, status: ShareStatus)] {
+        var samples: [(at: Double, status: ShareStatus)] = []
+        let end = clock.now + duration
+        while clock.now < end {
+            clock.run(for: step)
+            samples.append((elapsed, connection.status(capturedFPS: 30, watchdog: "watching")))
+        }
+        return samples
     }
 
     /// When each line containing `text` was written, in seconds since the start.
@@ -92,6 +132,7 @@ final class SimulatedShare: @unchecked Sendable {
         heartbeat.stop()
         done.wait()
         session.stop()
-        sink.close()
+        peer?.stop()
+        sink?.close()
     }
 }

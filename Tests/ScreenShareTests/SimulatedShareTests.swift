@@ -1,3 +1,4 @@
+import ControlProtocol
 import Events
 import Media
 import RTP
@@ -46,6 +47,21 @@ import Testing
         #expect(keyframe >= 16.9 && keyframe <= 17.6, "keyframe step at \(keyframe) s")
         #expect(fresh - keyframe >= 2.9 && fresh - keyframe <= 3.6, "fresh encoder \(fresh - keyframe) s after the keyframe")
         #expect(share.connection.counters.sent > sentAtTwenty + 30, "frames after the fresh encoder: \(share.connection.counters.sent - sentAtTwenty)")
+    }
+
+    /// An encode call that never returns holds up neither a receiver's removal nor the end of the share:
+    /// the hung call is abandoned (counted), not waited for.
+    @Test(.timeLimit(.minutes(1)))
+    func encoderThatHangs_doesNotHoldUpRemovalOrStop() throws {
+        let share = try SimulatedShare(scenario: .motion, fault: .hangs(after: .seconds(1)))
+        share.run(for: .seconds(2))
+        let second = try share.session.addReceiver(ReceiverConfig(id: "second", displayName: "Second", destination: .ipv4Loopback(port: 9),
+                                                                  srtp: nil), fault: .hangs(after: .zero))
+        share.run(for: .seconds(1))
+        share.session.removeReceiver(second)
+        #expect(second.diagnosticLines.first?.contains("abandoned encoders 1") == true, "\(second.diagnosticLines.first ?? "")")
+        share.stop()
+        #expect(share.connection.diagnosticLines.first?.contains("abandoned encoders 1") == true)
     }
 
     @Test func encoderThatStopsOnAShortLink_getsAKeyframeFiveSecondsLater() throws {
@@ -133,5 +149,18 @@ import Testing
         commands.handle(#"{"event":"report","screenStalled":false,"reason":"decoding again"}"#)
         share.run(until: 19)
         #expect(share.times(of: "view is back").count == 1)
+    }
+
+    @Test func receiverThatSendsNothing_keepsTheCapAndTheStatusSaysSo() throws {
+        // Plain RTP to a socket nobody reads: no RR, no NACK, no REMB. At 3 s
+        // the target is still the 4 Mbit/s cap and line 1 says why.
+        let share = try SimulatedShare(scenario: .motion)
+        defer { share.stop() }
+        share.run(for: .seconds(3))
+        let status = share.connection.status(capturedFPS: 30, watchdog: "watching")
+        #expect(status.targetBitrate == 4_000_000)
+        #expect(status.feedback == .none)
+        #expect(status.limitation == .none)
+        #expect(status.firstLine.contains("no feedback from the receiver"), "\(status.firstLine)")
     }
 }

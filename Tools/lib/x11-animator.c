@@ -1,6 +1,6 @@
 /* x11-animator — draws on an X display's root window for Tools/bench --x11.
  *
- *   x11-animator :N [--fps 30] [--still]
+ *   x11-animator :N [--fps 30] [--still | --changes]
  *
  * Moving (the default): FPS times a second, a page of "text" (dark word-shaped
  * rectangles on white lines) scrolled up by 4 pixels, and a 480x320 "window"
@@ -9,6 +9,14 @@
  * server to finish the last (a round trip), so a busy server slows the
  * animation instead of queueing frames.
  * --still: draws one such frame, then sleeps until killed.
+ * --changes: a still screen that changes whole now and then, for latency:
+ * two such pages are drawn once into pixmaps, then every 300-500 ms (at
+ * random, so the changes fall at every phase of a 30 Hz capture) the other
+ * page is copied onto the root in one request. Each change prints a line
+ *   change N T0 T1
+ * T0 just before the request is sent, T1 once the server has done it (after
+ * a round trip), both CLOCK_REALTIME in seconds, which is the clock of the
+ * kernel's receive timestamps (SO_TIMESTAMPNS).
  *
  * Build: gcc -O2 -o x11-animator x11-animator.c -lxcb
  */
@@ -31,7 +39,7 @@ static void colour(xcb_connection_t *c, xcb_gcontext_t gc, uint32_t rgb) {
     xcb_change_gc(c, gc, XCB_GC_FOREGROUND, &rgb);
 }
 
-static void draw(xcb_connection_t *c, xcb_window_t root, xcb_gcontext_t gc, int w, int h, long frame) {
+static void draw(xcb_connection_t *c, xcb_drawable_t root, xcb_gcontext_t gc, int w, int h, long frame) {
     static xcb_rectangle_t rects[MAX_RECTS];
     long scroll = frame * SCROLL;
     xcb_rectangle_t page = {0, 0, (uint16_t)w, (uint16_t)h};
@@ -63,18 +71,51 @@ static void draw(xcb_connection_t *c, xcb_window_t root, xcb_gcontext_t gc, int 
     xcb_poly_fill_rectangle(c, root, gc, 1, &bar);
 }
 
-static double now(void) {
+static double clock_seconds(clockid_t clock) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
+
+static void round_trip(xcb_connection_t *c) {
+    free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
+}
+
+/* Two pages in pixmaps, copied whole onto the root at random moments. */
+static int changes(xcb_connection_t *c, xcb_screen_t *screen, xcb_gcontext_t gc) {
+    int w = screen->width_in_pixels, h = screen->height_in_pixels;
+    xcb_pixmap_t pages[2];
+    for (int i = 0; i < 2; i++) {
+        pages[i] = xcb_generate_id(c);
+        xcb_create_pixmap(c, screen->root_depth, pages[i], screen->root, (uint16_t)w, (uint16_t)h);
+        /* Pages far apart in the scroll, the window at either side. */
+        draw(c, pages[i], gc, w, h, i == 0 ? 0 : 997);
+    }
+    xcb_copy_area(c, pages[0], screen->root, gc, 0, 0, 0, 0, (uint16_t)w, (uint16_t)h);
+    round_trip(c);
+    srand((unsigned)getpid());
+    for (long n = 1;; n++) {
+        usleep((useconds_t)(300000 + rand() % 200000));
+        double t0 = clock_seconds(CLOCK_REALTIME);
+        xcb_copy_area(c, pages[n % 2], screen->root, gc, 0, 0, 0, 0, (uint16_t)w, (uint16_t)h);
+        xcb_flush(c);
+        round_trip(c);
+        double t1 = clock_seconds(CLOCK_REALTIME);
+        if (xcb_connection_has_error(c)) return 0;
+        printf("change %ld %.6f %.6f\n", n, t0, t1);
+        fflush(stdout);
+    }
 }
 
 int main(int argc, char **argv) {
     const char *display = NULL;
-    int fps = 30, still = 0;
+    int fps = 30, still = 0, changing = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--fps") && i + 1 < argc) fps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--still")) still = 1;
+        else if (!strcmp(argv[i], "--changes")) changing = 1;
         else display = argv[i];
     }
     if (fps < 1) fps = 1;
@@ -87,11 +128,12 @@ int main(int argc, char **argv) {
     xcb_gcontext_t gc = xcb_generate_id(c);
     uint32_t values[] = {0, 0};
     xcb_create_gc(c, gc, screen->root, XCB_GC_FOREGROUND | XCB_GC_GRAPHICS_EXPOSURES, values);
+    if (changing) return changes(c, screen, gc);
 
     double next = now();
     for (long frame = 0;; frame++) {
         draw(c, screen->root, gc, screen->width_in_pixels, screen->height_in_pixels, frame);
-        free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL)); /* the round trip */
+        round_trip(c);
         if (xcb_connection_has_error(c)) return 0;
         if (still) {
             for (;;) pause();

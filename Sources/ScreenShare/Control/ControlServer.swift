@@ -1,7 +1,9 @@
 import Capture
+import CapturePipeWire
 import Events
 import Foundation
 import Media
+import Recovery
 import ControlProtocol
 import Recovery
 import Sending
@@ -16,6 +18,10 @@ public final class ControlServer: @unchecked Sendable {
         let session: ShareSession
         let recovery: ShareRecovery
         let diagnostics: ShareDiagnostics
+        let fps: Int
+        /// What the client was last told is being shared.
+        var shown: SharedSource
+        var reporter: QualityReporter
         var receivers: [String: SenderConnection] = [:]
         /// Receivers in the order they were added, for status and diagnostics.
         var order: [String] = []
@@ -30,6 +36,8 @@ public final class ControlServer: @unchecked Sendable {
     private var greeted = false
     private var share: Share?
     private var liveness = ReceiverLiveness()
+    /// What a command leaves to do once `lock` is let go: stopping a connection, which waits for its threads.
+    private var afterUnlock: [() -> Void] = []
 
     public init(output: EventOutput, clock: any MonotonicClock = SystemClock(), allowUnencrypted: Bool = false) {
         self.output = output
@@ -51,7 +59,14 @@ public final class ControlServer: @unchecked Sendable {
             refuse(error)
         case .success(let request):
             do throws(ControlError) {
-                let fields = try performLocked(request.command)
+                let fields: [(String, JSONValue)]
+                switch request.command {
+                // These may wait on a portal's picker or on the desktop: the share's
+                // heartbeat must not wait with them, so they run outside the lock.
+                case .setSource(let source): fields = try switchSource(source)
+                case .sources(let display): fields = try inventory(display)
+                default: fields = try performLocked(request.command)
+                }
                 reply(request, fields)
             } catch var error {
                 error.id = request.id
@@ -75,8 +90,12 @@ public final class ControlServer: @unchecked Sendable {
 
     private func performLocked(_ command: ControlCommand) throws(ControlError) -> [(String, JSONValue)] {
         lock.lock()
-        defer { lock.unlock() }
-        return try perform(command)
+        let result = Result { () throws(ControlError) in try perform(command) }
+        let deferred = afterUnlock
+        afterUnlock = []
+        lock.unlock()
+        for action in deferred { action() }
+        return try result.get()
     }
 
     // MARK: Commands (called with `lock` held)
@@ -91,11 +110,9 @@ public final class ControlServer: @unchecked Sendable {
             if let level { output.setLevel(level) }
             return [("protocol", .int(ControlDecoder.protocolVersion))]
         }
-        guard greeted else {
-            throw ControlError(.helloFirst, "send {\"cmd\":\"hello\",\"protocol\":\(ControlDecoder.protocolVersion)} first")
-        }
+        try requireGreeted()
         switch command {
-        case .hello:
+        case .hello, .setSource, .sources:
             return []
         case .setLogLevel(let level):
             output.setLevel(level)
@@ -112,8 +129,10 @@ public final class ControlServer: @unchecked Sendable {
             share = s
             liveness.forget(id)
             s.recovery.detach(id)
-            s.session.removeReceiver(connection)
-            output.log(.info, "screen", "\(connection.config.displayName) removed")
+            afterUnlock.append { [output] in
+                s.session.removeReceiver(connection)
+                output.log(.info, "screen", "\(connection.config.displayName) removed")
+            }
             return [("receiver", .string(id))]
         case .report(let report):
             let s = try running()
@@ -129,9 +148,9 @@ public final class ControlServer: @unchecked Sendable {
         case .updateReceiver(let id, let destination):
             guard let connection = try running().receivers[id] else { throw unknown(id) }
             let mayLeaveLoopback = allowUnencrypted && (share?.insecure.contains(id) ?? false)
-            if connection.config.srtp == nil && !destination.isLoopback && !mayLeaveLoopback {
-                throw ControlError(.insecureRefused, "plain RTP to \(destination) refused: not loopback, and the receiver was not added "
-                                   + "with \"insecure\": true on a daemon started with --allow-unencrypted", field: "destination")
+            if let refused = ControlTransportRule.checkMove(connection.config, boundTo: connection.localAddress, to: destination,
+                                                            mayLeaveLoopback: mayLeaveLoopback) {
+                throw refused
             }
             connection.setDestination(destination)
             output.log(.info, "screen", "\(connection.config.displayName) moved to \(destination)")
@@ -150,7 +169,7 @@ public final class ControlServer: @unchecked Sendable {
         case .stop:
             let s = try running()
             share = nil
-            s.session.stop()
+            afterUnlock.append { s.session.stop() }
             return []
         case .diagnostics:
             return [("text", .string(try running().diagnostics.text))]
@@ -158,6 +177,13 @@ public final class ControlServer: @unchecked Sendable {
             guard let s = share else { return [("sharing", .bool(false))] }
             return [("sharing", .bool(true))] + statusFields(s)
         }
+    }
+
+    private static let helloFirst = ControlError(
+        .helloFirst, "send {\"cmd\":\"hello\",\"protocol\":\(ControlDecoder.protocolVersion)} first")
+
+    private func requireGreeted() throws(ControlError) {
+        guard greeted else { throw Self.helloFirst }
     }
 
     private func running() throws(ControlError) -> Share {
@@ -171,13 +197,7 @@ public final class ControlServer: @unchecked Sendable {
 
     private func startShare(_ start: StartShare) throws(ControlError) -> [(String, JSONValue)] {
         guard share == nil else { throw ControlError(.alreadySharing, "a share is already running: stop it first") }
-        let source: any CaptureSource
-        do {
-            source = try SourceFactory.make(start.source, size: (start.width, start.height), fps: start.fps, scenario: start.scenario,
-                                            output: output)
-        } catch {
-            throw ControlError(.badField, "\(error)", field: "source")
-        }
+        let source = try makeSource(start.source, fps: start.fps)
         let session = ShareSession(source: source, parameters: ShareParameters(policy: start.policy, fps: start.fps),
                                    clock: clock, output: output)
         let recovery = ShareRecovery(session: session, clock: clock, output: output) { [weak self, weak session] reason in
@@ -190,8 +210,59 @@ public final class ControlServer: @unchecked Sendable {
             session.stop()
             throw ControlError(.failed, "the capture could not start: \(error)")
         }
-        share = Share(session: session, recovery: recovery, diagnostics: ShareDiagnostics(session: session, recovery: recovery))
-        return [("source", .string(source.name)), ("policy", .string(start.policy.rawValue))]
+        let shown = SharedSource(source)
+        share = Share(session: session, recovery: recovery, diagnostics: ShareDiagnostics(session: session, recovery: recovery),
+                      fps: start.fps, shown: shown, reporter: QualityReporter(startedAt: clock.now))
+        return shown.json + [("policy", .string(start.policy.rawValue))]
+    }
+
+    /// The source a request names. The portal's restore token is the client's to keep: the one it
+    /// gave is presented, and the one the portal hands back goes to it in a `restoreToken` event.
+    private func makeSource(_ request: SourceRequest, fps: Int) throws(ControlError) -> any CaptureSource {
+        let output = self.output
+        let tokens = HandedRestoreToken(request.restoreToken) { token, restored in
+            output.event("restoreToken", [("token", .string(token)), ("restored", .bool(restored))],
+                         human: restored ? "The portal restored the last choice" : "The portal handed back a new restore token")
+        }
+        do {
+            return try SourceFactory.make(request, fps: fps, restoreTokens: tokens, output: output)
+        } catch {
+            throw ControlError(.badField, "\(error)", field: "source")
+        }
+    }
+
+    /// `setSource`: the running share shows something else, with no renegotiation. The old source goes
+    /// on until the new one has started (a portal may show its picker), so a refusal changes nothing.
+    private func switchSource(_ request: SourceRequest) throws(ControlError) -> [(String, JSONValue)] {
+        lock.lock()
+        let current: Share
+        do throws(ControlError) {
+            try requireGreeted()
+            current = try running()
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        lock.unlock()
+        let replacement = try makeSource(request, fps: current.fps)
+        do {
+            try current.session.switchSource(to: replacement)
+        } catch {
+            throw ControlError(.failed, "\(replacement.name) could not start: \(error); still sharing \(current.session.sourceName)",
+                               field: "source")
+        }
+        current.recovery.sourceReplaced()
+        let shown = SharedSource(replacement)
+        lock.withLock {
+            if share?.session === current.session { share?.shown = shown }
+        }
+        return shown.json
+    }
+
+    /// `sources`: what could be shared here, as `screenshare sources` prints it.
+    private func inventory(_ display: String?) throws(ControlError) -> [(String, JSONValue)] {
+        guard lock.withLock({ greeted }) else { throw Self.helloFirst }
+        return SourceInventory.gather(display: display).json
     }
 
     private func addReceiver(_ add: AddReceiver) throws(ControlError) -> [(String, JSONValue)] {
@@ -224,37 +295,63 @@ public final class ControlServer: @unchecked Sendable {
 
     // MARK: Once a second
 
-    /// Runs the watchdogs and the ladder, and drops receivers that vanished.
+    /// Runs the watchdogs and the ladder, and watches each receiver's RTCP.
     public func lookAfterRecovery() {
         guard let s = lock.withLock({ share }) else { return }
         s.recovery.tick()
-        dropLostReceivers()
+        watchReceivers()
     }
 
-    /// Sends the status lines: one per receiver and one for the whole share.
+    /// Sends the status lines: one per receiver and one for the whole share; when what is shared
+    /// changed since the client was last told (a window resized), a `sharing` event first; and every
+    /// 30 s the quality reports.
     public func sendStatus() {
-        let fields = lock.withLock { share.map(statusFields) }
-        guard let fields else { return }
-        for case .array(let items) in fields.filter({ $0.0 == "receivers" }).map(\.1) {
-            for item in items {
-                guard case .object(let pairs) = item else { continue }
-                output.event("status", pairs, human: (item["line1"]?.stringValue ?? "") + "\n" + (item["line2"]?.stringValue ?? ""))
+        let now = clock.now
+        typealias Beat = (changed: SharedSource?, statuses: [(String, ShareStatus)], overall: ShareOverview, reports: [[(String, JSONValue)]])
+        let beat = lock.withLock { () -> Beat? in
+            guard var s = share else { return nil }
+            let shown = SharedSource(s.session.currentSource)
+            let changed = shown == s.shown ? nil : shown
+            s.shown = shown
+            let statuses = receiverStatuses(s)
+            let samples = statuses.compactMap { id, status in
+                s.receivers[id].map { QualityReporter.Sample(id: id, name: $0.config.displayName, status: status,
+                                                             tally: s.recovery.tally(for: id) ?? RecoveryTally()) }
             }
+            let reports = s.reporter.sample(samples, capturedFPS: s.session.capturedFPS,
+                                            captureRestarts: s.recovery.restartsOfTheCapture, now: now)
+            share = s
+            return (changed, statuses, ShareOverview(policy: s.session.policy, capturedFPS: s.session.capturedFPS, receivers: statuses), reports)
         }
-        if let overall = fields.first(where: { $0.0 == "share" })?.1, case .object(let pairs) = overall {
-            output.event("status", pairs, human: (overall["line1"]?.stringValue ?? "") + "\n" + (overall["line2"]?.stringValue ?? ""))
+        guard let beat else { return }
+        if let changed = beat.changed {
+            output.event("sharing", changed.json, human: "Sharing \(changed.name) at \(changed.width)×\(changed.height)")
+        }
+        for (id, status) in beat.statuses {
+            output.event("status", [("receiver", .string(id))] + status.json, human: status.firstLine + "\n" + status.secondLine)
+        }
+        output.event("status", beat.overall.json, human: beat.overall.firstLine + "\n" + beat.overall.secondLine)
+        for report in beat.reports {
+            output.event("report", report, human: report.first { $0.0 == "text" }?.1.stringValue)
         }
     }
 
-    /// A receiver that stopped answering is taken out of the share, as if
-    /// removed, and the client is told; no other receiver is touched.
-    private func dropLostReceivers() {
+    /// Each receiver's RTCP, looked at: one silent for a while is being reconnected to (a `connection`
+    /// event and a notice, both taken back once its RTCP keeps coming again); one that stopped
+    /// answering altogether is taken out of the share, as if removed, and the client is told; no other
+    /// receiver is touched.
+    private func watchReceivers() {
         let now = clock.now
-        let lost = lock.withLock { () -> [SenderConnection] in
-            guard var s = share else { return [] }
+        let (changes, lost) = lock.withLock { () -> ([(SenderConnection, ReceiverLiveness.Change)], [SenderConnection]) in
+            guard var s = share else { return ([], []) }
+            var changes: [(SenderConnection, ReceiverLiveness.Change)] = []
             var lost: [SenderConnection] = []
             for id in s.order {
-                guard let c = s.receivers[id], liveness.isLost(id, feedback: c.feedbackReceived, now: now) else { continue }
+                guard let c = s.receivers[id], let change = liveness.look(id, feedback: c.feedbackReceived, now: now) else { continue }
+                guard change == .lost else {
+                    changes.append((c, change))
+                    continue
+                }
                 lost.append(c)
                 s.receivers.removeValue(forKey: id)
                 liveness.forget(id)
@@ -262,7 +359,20 @@ public final class ControlServer: @unchecked Sendable {
             }
             s.order.removeAll { id in lost.contains { $0.config.id == id } }
             share = s
-            return lost
+            return (changes, lost)
+        }
+        for (c, change) in changes {
+            let id = ("receiver", JSONValue.string(c.config.id))
+            let name = c.config.displayName
+            if case .reconnecting(let silence) = change {
+                output.event("connection", [id, ("state", .string("reconnecting")), ("silentFor", .double(silence.inSeconds))],
+                             human: "No RTCP from \(name) for \(Int(silence.inSeconds)) s")
+                output.event("notice", [id, ("kind", .string("reconnecting")), ("text", .string(ReceiverLiveness.notice(name)))],
+                             human: ReceiverLiveness.notice(name))
+            } else {
+                output.event("connection", [id, ("state", .string("connected"))], human: "\(name)'s RTCP is back")
+                output.event("notice", [id, ("kind", .string("reconnecting")), ("cleared", .bool(true))], human: "Reconnected to \(name)")
+            }
         }
         for c in lost {
             lock.withLock { share?.session }?.removeReceiver(c)
@@ -272,12 +382,12 @@ public final class ControlServer: @unchecked Sendable {
         }
     }
 
+    private func receiverStatuses(_ s: Share) -> [(String, ShareStatus)] {
+        s.order.compactMap { id in s.receivers[id].map { (id, s.session.status(of: $0, watchdog: s.recovery.doing(for: id))) } }
+    }
+
     private func statusFields(_ s: Share) -> [(String, JSONValue)] {
-        var statuses: [(String, ShareStatus)] = []
-        for id in s.order {
-            guard let c = s.receivers[id] else { continue }
-            statuses.append((id, s.session.status(of: c, watchdog: s.recovery.doing(for: id))))
-        }
+        let statuses = receiverStatuses(s)
         let overall = ShareOverview(policy: s.session.policy, capturedFPS: s.session.capturedFPS, receivers: statuses)
         let receivers: [JSONValue] = statuses.map { .object([("receiver", .string($0.0))] + $0.1.json) }
         return [("receivers", .array(receivers)), ("share", .object(overall.json))]

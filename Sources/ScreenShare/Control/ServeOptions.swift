@@ -12,8 +12,18 @@ public struct ServeOptions: Sendable {
     public var allowUnencrypted = false
     public var logLevel = EventOutput.Level.info
 
+    public static let help = CommandHelp(
+        usage: "screenshare serve --control stdio|unix:PATH [options]",
+        summary: "Shares a screen for a call client, driven by JSON lines (docs/control-protocol.md).",
+        options: [
+            .init("control", "stdio|unix:PATH", "where the call client's commands come from: standard input, or a 0600 Unix socket",
+                  default: "required"),
+            .init("allow-unencrypted", nil, "let a receiver added with \"insecure\": true have plain RTP beyond loopback", default: "off"),
+            .init("log-level", "debug|info|warning|error", "how much is logged, as log events", default: "info"),
+        ])
+
     public static func parse(_ arguments: [String]) throws(ArgumentParser.Failure) -> ServeOptions {
-        var a = try ArgumentParser(arguments, flagNames: ["allow-unencrypted"])
+        var a = try ArgumentParser(arguments, help: help)
         guard let control = a.string("control") else {
             throw .init("--control stdio or --control unix:PATH is required: where the call client's commands come from")
         }

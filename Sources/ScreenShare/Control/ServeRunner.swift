@@ -2,6 +2,7 @@ import Dispatch
 import Events
 import Foundation
 import Media
+import ControlProtocol
 
 /// Runs `screenshare serve`: one call client on the control channel, a share
 /// it drives, status once a second. When the client closes the channel (or
@@ -53,10 +54,13 @@ public final class ServeRunner: @unchecked Sendable {
                 let channel = ControlChannel(input: client, output: client)
                 ControlServer(output: EventOutput(format: .json) { line, _ in channel.write(line) }).greet()
                 guard let first = channel.readLine() else {
+                    channel.finish()
                     Glibc.close(client)
                     continue
                 }
+                listener.refuseOthers(with: ServeRunner.busy)
                 serve(channel, firstLine: first, greet: false)
+                shutdown(client, Int32(SHUT_RDWR))
                 Glibc.close(client)
                 break
             }
@@ -64,9 +68,15 @@ public final class ServeRunner: @unchecked Sendable {
         }
     }
 
+    /// What a second client on the socket is told before it is closed.
+    static let busy = JSONValue.object([("event", .string("error"))] + ControlError(
+        .busy, "another call client is already connected to this screenshare serve; it takes one at a time").json).serialized
+
     private func serve(_ channel: ControlChannel, firstLine: String? = nil, greet: Bool = true) {
         let output = EventOutput(format: .json, level: options.logLevel) { line, _ in channel.write(line) }
         let server = ControlServer(output: output, allowUnencrypted: options.allowUnencrypted)
+        // A client that stops reading is gone, as one that closes: the share ends (docs/behaviour.md §8.1).
+        channel.whenGone { [self] in finish() }
         if greet { server.greet() }
         let reader = Thread { [self] in
             if let firstLine { server.handle(firstLine) }
@@ -80,6 +90,7 @@ public final class ServeRunner: @unchecked Sendable {
             return true
         }
         server.close()
+        channel.finish()
     }
 
     private func finish() {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `--control unix:PATH`: a socket only its owner can use (mode 0600). It
 /// refuses to start when PATH exists and is anything but a stale socket of
@@ -10,6 +11,7 @@ public final class UnixSocketListener: @unchecked Sendable {
 
     public let path: String
     private let descriptor: Int32
+    private let refusing = Mutex<(closed: Bool, done: DispatchSemaphore?)>((false, nil))
 
     public init(path: String) throws(Failure) {
         self.path = path
@@ -47,8 +49,41 @@ public final class UnixSocketListener: @unchecked Sendable {
         }
     }
 
-    /// Closes the socket and removes its path.
+    /// From now on every other client that connects gets `line` and is closed at once: one call
+    /// client at a time, and the others are told so rather than left waiting.
+    public func refuseOthers(with line: String) {
+        let done = DispatchSemaphore(value: 0)
+        refusing.withLock { $0.done = done }
+        let bytes = Array((line + "\n").utf8)
+        let thread = Thread { [self] in
+            defer { done.signal() }
+            while !refusing.withLock({ $0.closed }) {
+                let other = Glibc.accept(descriptor, nil, nil)
+                guard other >= 0 else {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    return
+                }
+                // The line fits any socket buffer: written without waiting, or not at all.
+                _ = bytes.withUnsafeBytes { Glibc.send(other, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                Glibc.close(other)
+            }
+        }
+        thread.name = "control-refuser"
+        thread.start()
+    }
+
+    /// Closes the socket and removes its path; a second call does nothing.
     public func close() {
+        let (wasClosed, done) = refusing.withLock { state -> (Bool, DispatchSemaphore?) in
+            defer { state.closed = true }
+            return (state.closed, state.done)
+        }
+        guard !wasClosed else { return }
+        if let done {
+            // Wakes the refusing thread from accept, which a close alone does not.
+            shutdown(descriptor, Int32(SHUT_RDWR))
+            done.wait()
+        }
         Glibc.close(descriptor)
         unlink(path)
     }

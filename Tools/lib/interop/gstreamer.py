@@ -1,18 +1,15 @@
 """GStreamer decoding what screenshare sends: srtpdec into avdec_h264 or vp8dec."""
 import json
 import os
-import re
 import time
 
+import gst_decode
 from interop.check import SSRC
 from interop.sender import stop_sender
 
 
 def srtp_caps(check, extra=""):
-    return ("application/x-srtp, media=(string)video, clock-rate=(int)90000, encoding-name=(string)H264, "
-            "payload=(int)96, ssrc=(uint)%d, srtp-key=(buffer)%s, srtp-cipher=(string)aes-128-icm, "
-            "srtp-auth=(string)hmac-sha1-80, srtcp-cipher=(string)aes-128-icm, srtcp-auth=(string)hmac-sha1-80%s"
-            % (SSRC, check.key_hex, extra))
+    return gst_decode.srtp_caps(check.key_hex, SSRC, extra)
 
 
 def gst_decoded(gst):
@@ -20,7 +17,7 @@ def gst_decoded(gst):
     size = ""
     for _, line in gst.output():
         if "dec.GstPad:src: caps" in line:
-            m = re.search(r"width=\(int\)(\d+), height=\(int\)(\d+)", line)
+            m = gst_decode.CAPS_SIZE.search(line)
             if m:
                 size = "%sx%s" % m.groups()
     return frames, size

@@ -1,0 +1,53 @@
+import Media
+
+/// Balanced's size from the bitrate, with hysteresis (docs/behaviour.md
+/// §3.2): a dead band between the bits a pixel at which it steps down and
+/// those at which it grows, and growth only once the larger size has been
+/// affordable for seconds on end. A bandwidth estimate saws by 15 % as it
+/// finds the path; without the band each dip would cost a size change and a
+/// keyframe, and each peak another.
+public struct BalancedSizer: Sendable {
+    /// The sizes Balanced steps through, as fractions of the source's long side.
+    public static let scales: [Double] = [1, 0.75, 2.0 / 3.0, 0.5, 1.0 / 3.0]
+    /// Below this many bits a pixel a frame at the size in use, x264 smears
+    /// screen text: step down.
+    public static let stepDownBelow = 0.03
+    /// A step down lands on the largest size that gets this: inside the band,
+    /// so the next dip of the estimate does not step down again.
+    public static let landAt = 0.035
+    /// A larger size must get this (a dead band of two-thirds above the step down)…
+    public static let growAt = 0.05
+    /// …without a break for this long: a peak of the estimate is not room.
+    public static let growHold: Duration = .seconds(5)
+
+    public private(set) var scale = 1.0
+    /// For each of `scales`, since when it has had `growAt` without a break.
+    private var roomSince = [Instant?](repeating: nil, count: BalancedSizer.scales.count)
+
+    public init() {}
+
+    /// The scale to encode at now. `bitsPerPixel(s)` is what each pixel of a
+    /// frame at scale `s` gets. A bitrate that is not yet a measurement of
+    /// the path (`settled` false: a probe is out) changes nothing.
+    public mutating func update(bitsPerPixel: (Double) -> Double, settled: Bool, at now: Instant) -> Double {
+        guard settled else { return scale }
+        if bitsPerPixel(scale) < Self.stepDownBelow {
+            scale = Self.largest(bitsPerPixel, getting: Self.landAt, atMost: scale)
+            roomSince = roomSince.map { _ in nil }
+            return scale
+        }
+        for (index, candidate) in Self.scales.enumerated() {
+            roomSince[index] = candidate > scale && bitsPerPixel(candidate) >= Self.growAt ? roomSince[index] ?? now : nil
+        }
+        // A larger size keeps its count when Balanced grows to a smaller one on the way.
+        if let grown = Self.scales.indices.first(where: { roomSince[$0].map { now - $0 >= Self.growHold } ?? false }) {
+            scale = Self.scales[grown]
+        }
+        return scale
+    }
+
+    /// The largest scale up to `atMost` whose frames get `bits` a pixel; the smallest when none does.
+    public static func largest(_ bitsPerPixel: (Double) -> Double, getting bits: Double, atMost: Double = 1) -> Double {
+        scales.first { $0 <= atMost && bitsPerPixel($0) >= bits } ?? scales.last!
+    }
+}

@@ -1,0 +1,57 @@
+import Encoding
+import Media
+import Testing
+
+/// Balanced's size on a timeline of bitrates (docs/behaviour.md §3.2): a dead
+/// band between stepping down and growing, and growth only after 5 s of room.
+struct BalancedSizerTests {
+    /// Bits a pixel for a 1920×1080 source at 30 fps.
+    static func bits(_ bitrate: Double) -> (Double) -> Double {
+        { s in bitrate / (1920 * 1080 * s * s * 30) }
+    }
+
+    @Test func aSawingEstimateKeepsOneSize() {
+        // 1.5 Mbit/s backing off to 0.85 and climbing back, every 2 s for
+        // 20 s: 1280×720 (2/3) gets 0.034–0.040 bits a pixel, inside the band.
+        var sizer = BalancedSizer()
+        var scales: Set<Double> = []
+        for tenth in 0..<200 {
+            let phase = Double(tenth % 20) / 20
+            let bitrate = 1_275_000 * 0.85 + 225_000 * 0.85 * phase
+            scales.insert(sizer.update(bitsPerPixel: Self.bits(bitrate), settled: true, at: .seconds(Double(tenth) / 10)))
+        }
+        #expect(scales == [1, 2.0 / 3.0] || scales == [2.0 / 3.0], "\(scales)")
+        #expect(sizer.scale == 2.0 / 3.0)
+    }
+
+    @Test func stepsDownAtOnceToTheLargestSizeThatFits() {
+        // 0 s: 4 Mbit/s, full size. 1 s: 600 kbit/s: one step, to 1/2 (0.0386), not to every size on the way.
+        var sizer = BalancedSizer()
+        #expect(sizer.update(bitsPerPixel: Self.bits(4_000_000), settled: true, at: .zero) == 1)
+        #expect(sizer.update(bitsPerPixel: Self.bits(720_000), settled: true, at: .seconds(1)) == 0.5)
+    }
+
+    @Test func growsOnlyAfterFiveSecondsOfRoomWithoutABreak() {
+        // At 1/2 after a fall; from 10 s 4 Mbit/s (full size gets 0.064).
+        // A dip at 12 s to 2 Mbit/s leaves room for 3/4 but not for full size:
+        // 3/4 at 15 s, full size at 17 s, not at 15.
+        var sizer = BalancedSizer()
+        _ = sizer.update(bitsPerPixel: Self.bits(720_000), settled: true, at: .zero)
+        var grewAt: [Double: Double] = [:]
+        for tenth in 100...200 {
+            let t = Double(tenth) / 10
+            let bitrate = abs(t - 12) < 0.05 ? 2_000_000.0 : 4_000_000
+            let scale = sizer.update(bitsPerPixel: Self.bits(bitrate), settled: true, at: .seconds(t))
+            if grewAt[scale] == nil { grewAt[scale] = t }
+        }
+        #expect(grewAt[0.75] == 15, "\(grewAt)")
+        #expect(grewAt[1] == 17.1, "\(grewAt)")
+    }
+
+    @Test func aBitrateStillBeingProbedChangesNothing() {
+        // 300 kbit/s at the start, a probe out: the first frames keep full size.
+        var sizer = BalancedSizer()
+        #expect(sizer.update(bitsPerPixel: Self.bits(255_000), settled: false, at: .zero) == 1)
+        #expect(sizer.update(bitsPerPixel: Self.bits(255_000), settled: true, at: .seconds(0.2)) == 1.0 / 3.0)
+    }
+}
