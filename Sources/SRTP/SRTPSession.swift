@@ -96,6 +96,14 @@ public final class SRTPSession: Sendable {
         try transform(buffer, length: length, trailer: 0, "srtp_unprotect_rtcp", srtp_unprotect_rtcp)
     }
 
+    /// Forgets the stream of `ssrc`, its keys and its roll-over and replay state
+    /// (`srtp_remove_stream`), so that a session that meets a new SSRC now and
+    /// then (a receiver that restarts) holds only those still in use. A later
+    /// packet of that SSRC starts a new stream.
+    public func removeStream(ssrc: UInt32) {
+        context.withLock { _ = srtp_remove_stream($0.session, ssrc.bigEndian) }
+    }
+
     private func transform(
         _ buffer: UnsafeMutableRawBufferPointer, length: Int, trailer: Int, _ function: String,
         _ call: (srtp_t?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>?) -> srtp_err_status_t

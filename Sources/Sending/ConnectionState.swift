@@ -107,6 +107,8 @@ struct ConnectionState {
     var leastRoundTrip: Duration?
     /// NACKed numbers not sent yet, or sent less than a round trip before the NACK.
     var nackedInFlight = 0
+    /// The SSRCs the receiver's side has sent authenticated RTCP from, oldest first.
+    var feedbackSources: [UInt32] = []
     /// The SSRC the receiver's latest report came from, and whether one from it covered our stream.
     var reporter: UInt32?
     var reporterHearsUs = false
@@ -156,6 +158,22 @@ struct ConnectionState {
                                                 profile: profile, favourDetail: share.policy == .detail,
                                                 screenContent: share.policy != .motion)
         return (settings, plan.fps)
+    }
+
+    /// Inbound SRTCP streams kept, each about a kilobyte in libsrtp: a receiver
+    /// that restarts sends from a new SSRC each time, and must not grow the
+    /// session without bound. Four covers a receiver, its relay and a restart.
+    static let feedbackSourceLimit = 4
+
+    /// Notes authenticated RTCP from `source`; returns a source to forget when over the limit.
+    mutating func feedbackArrived(from source: UInt32) -> UInt32? {
+        if let known = feedbackSources.firstIndex(of: source) {
+            feedbackSources.remove(at: known)
+            feedbackSources.append(source)
+            return nil
+        }
+        feedbackSources.append(source)
+        return feedbackSources.count > ConnectionState.feedbackSourceLimit ? feedbackSources.removeFirst() : nil
     }
 
     /// Counts a first send (a retransmission is not a new packet). A packet of a replaced stream, still

@@ -41,6 +41,9 @@ extension SenderConnection {
             if let plain = try? unprotector.unprotectRTCP(&copy, length: count) {
                 buffer = copy
                 length = plain
+                // The first packet's sender SSRC: the one libsrtp keyed the stream by.
+                let source = buffer[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                if let stale = lock.withLock({ state.feedbackArrived(from: source) }) { unprotector.removeStream(ssrc: stale) }
             } else if !config.acceptPlainRTCP {
                 lock.withLock { state.feedbackUnauthenticated += 1 }
                 return

@@ -18,12 +18,19 @@ final class ManagedProcess: @unchecked Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }()
 
-    /// Runs one of the project's programs by name, or any program by absolute path. With `readsOutput`
-    /// false nothing reads its stdout, as a client that has stopped reading.
+    /// Runs one of the project's programs by name, or any program by absolute path; with
+    /// `namespace`, inside that network namespace (`ip netns exec`, which becomes the program).
+    /// With `readsOutput` false nothing reads its stdout, as a client that has stopped reading.
     init(_ name: String, _ arguments: [String], stderrTo log: String? = nil, environment: [String: String] = [:],
-         readsOutput: Bool = true) throws {
-        process.executableURL = name.hasPrefix("/") ? URL(fileURLWithPath: name) : ManagedProcess.binaries.appendingPathComponent(name)
-        process.arguments = arguments
+         namespace: String? = nil, readsOutput: Bool = true) throws {
+        let program = name.hasPrefix("/") ? URL(fileURLWithPath: name) : ManagedProcess.binaries.appendingPathComponent(name)
+        if let namespace {
+            process.executableURL = URL(fileURLWithPath: LinkNamespace.ip)
+            process.arguments = ["netns", "exec", namespace, program.path] + arguments
+        } else {
+            process.executableURL = program
+            process.arguments = arguments
+        }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -136,8 +143,10 @@ extension ManagedProcess {
     }
 
     /// Starts `screen-receiver --json` and waits for the address it listens on.
-    static func receiver(key: String, listen: String = "127.0.0.1:0", seconds: Int, _ extra: [String] = []) throws -> (ManagedProcess, String) {
-        let r = try ManagedProcess("screen-receiver", ["--listen", listen, "--srtp-key-file", key, "--json", "--duration", "\(seconds)"] + extra)
+    static func receiver(key: String, listen: String = "127.0.0.1:0", seconds: Int, _ extra: [String] = [],
+                         namespace: String? = nil) throws -> (ManagedProcess, String) {
+        let r = try ManagedProcess("screen-receiver", ["--listen", listen, "--srtp-key-file", key, "--json", "--duration", "\(seconds)"] + extra,
+                                   namespace: namespace)
         guard r.waitFor(timeout: 5, { !$0.events("listening").isEmpty }),
               let address = r.events("listening").first?["address"] as? String else { throw NotListening() }
         return (r, address)

@@ -45,6 +45,13 @@ final class StandInCallClient: @unchecked Sendable {
         }
     }
 
+    /// Every line from `from` containing every piece, with the seconds from the client's start when it was seen.
+    func lines(from: String, containing pieces: String...) -> [(at: Double, line: String)] {
+        lock.withLock {
+            seen.filter { $0.from == from && pieces.allSatisfy($0.line.contains) }.map { ($0.at.timeIntervalSince(started), $0.line) }
+        }
+    }
+
     /// Seconds from the client's start to the first line from `from` containing every piece.
     func firstTime(from: String, containing pieces: String...) -> Double? {
         lock.withLock {

@@ -45,13 +45,30 @@ struct SRTPTests {
         #expect(Array(buffer[0..<plainLength]) == plain)
     }
 
-    @Test func retransmission_isReprotected() throws {
-        let sender = try SRTPSession(profile: .aes128CmHmacSha1_80, masterKey: Self.key(.aes128CmHmacSha1_80), direction: .sender)
+    @Test(arguments: SRTPProfile.allCases)
+    func retransmissionOfTheIdenticalBytes_isProtectedIdentically_andReadWhereTheFirstWasLost(profile: SRTPProfile) throws {
+        // A NACKed packet is sent again as the identical bytes (docs/behaviour.md §7.6): the
+        // sender's SRTP must take the same index again and give the same bytes out (same
+        // keystream, same tag: nothing new under one nonce), and a receiver that lost the first
+        // copy reads the second; one that had it refuses the repeat.
+        let sender = try SRTPSession(profile: profile, masterKey: Self.key(profile), direction: .sender)
         let plain = Self.rtpPacket(sequenceNumber: 9)
+        var sent: [[UInt8]] = []
         for _ in 0..<2 {
             var buffer = plain + [UInt8](repeating: 0, count: SRTPSession.maximumTrailerLength)
-            _ = try sender.protectRTP(&buffer, length: plain.count)
+            let length = try sender.protectRTP(&buffer, length: plain.count)
+            sent.append(Array(buffer[0..<length]))
         }
+        #expect(sent[0] == sent[1], "the retransmission is the bytes first sent")
+        let lostTheFirst = try SRTPSession(profile: profile, masterKey: Self.key(profile), direction: .receiver)
+        var second = sent[1] + [UInt8](repeating: 0, count: SRTPSession.maximumTrailerLength)
+        let length = try lostTheFirst.unprotectRTP(&second, length: sent[1].count)
+        #expect(Array(second[0..<length]) == plain)
+        let hadTheFirst = try SRTPSession(profile: profile, masterKey: Self.key(profile), direction: .receiver)
+        var first = sent[0]
+        _ = try hadTheFirst.unprotectRTP(&first, length: first.count)
+        var repeated = sent[1]
+        #expect(throws: SRTPError.replayed) { try hadTheFirst.unprotectRTP(&repeated, length: repeated.count) }
     }
 
     @Test(arguments: SRTPProfile.allCases)

@@ -11,7 +11,8 @@ import YUV
 /// synthetic screen encoded at 1080p and a bitrate a short link gives, then
 /// decoded, and the text area compared with what was encoded.
 struct TextSettingsTests {
-    func textSSIM(favourDetail: Bool, bitrate: Int) throws -> Double {
+    /// The mean SSIM of the text area over the frames from the ninth on, and how many were measured.
+    func textSSIM(favourDetail: Bool, bitrate: Int) throws -> (ssim: Double, frames: Int) {
         let (width, height) = (1920, 1080)
         let screen = SyntheticScreen(width: width, height: height, fps: 30, scenario: .motion)
         let pool = SurfacePool(count: 1, width: width, height: height)
@@ -40,14 +41,18 @@ struct TextSettingsTests {
             total += result.ssim
             measured += 1
         }
-        return total / Double(max(measured, 1))
+        return (total / Double(max(measured, 1)), measured)
     }
 
     @Test(arguments: [1_500_000, 3_000_000])
     func textSettingsKeepTheScrollingPageSharperThanTheDefaults(bitrate: Int) throws {
         let detail = try textSSIM(favourDetail: true, bitrate: bitrate)
         let plain = try textSSIM(favourDetail: false, bitrate: bitrate)
-        print("text SSIM at \(bitrate / 1000) kbit/s: text settings \(String(format: "%.4f", detail)), defaults \(String(format: "%.4f", plain))")
-        #expect(detail >= plain)
+        print("text SSIM at \(bitrate / 1000) kbit/s: text settings \(String(format: "%.4f", detail.ssim)), "
+              + "defaults \(String(format: "%.4f", plain.ssim)), over \(detail.frames) and \(plain.frames) frames")
+        // Frames 8–23 decode (x264 holds none back at zero latency), so a comparison of nothing fails here.
+        #expect(detail.frames == 16 && plain.frames == 16, "frames measured")
+        #expect(plain.ssim > 0.25, "the defaults still give a picture of the page")
+        #expect(detail.ssim > plain.ssim, "the text settings change the picture, for the sharper")
     }
 }

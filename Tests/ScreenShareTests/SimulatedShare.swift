@@ -99,11 +99,17 @@ final class SimulatedShare: @unchecked Sendable {
         }
     }
 
-    /// An RTCP datagram from the receiver's side, as the feedback thread would read it.
-    func receive(_ packet: RTCPPacket) {
+    /// An RTCP datagram from the receiver's side, as the feedback thread would read it;
+    /// protected by `protector` when the share has a key.
+    func receive(_ packet: RTCPPacket, protector: SRTPSession? = nil) {
         var bytes: [UInt8] = []
         try! packet.marshal(into: &bytes)
-        connection.handleDatagram(&bytes, count: bytes.count, from: connection.config.destination)
+        var count = bytes.count
+        if let protector {
+            bytes += [UInt8](repeating: 0, count: SRTPSession.maximumTrailerLength)
+            count = try! protector.protectRTCP(&bytes, length: count)
+        }
+        connection.handleDatagram(&bytes, count: count, from: connection.config.destination)
     }
 
     /// Runs `duration` in steps of `step`, noting the status after each.

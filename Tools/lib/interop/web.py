@@ -25,6 +25,11 @@ def start_chromium(check, query):
         "--disable-features=WebRtcHideLocalIpsWithMdns", "--user-data-dir=" + profile, url])
 
 
+# "Restored" (docs/behaviour.md §5.6): this many seconds of continuous decoding at RESTORED_FPS or more.
+RESTORED_FOR = 3
+RESTORED_FPS = 20
+
+
 def run_web(check, policy, seconds, wedge=None):
     """Janus fed by screenshare, Chromium watching; returns (sender, page, client, figures, status)."""
     check.row.update(peer="Chromium via Janus", policy=policy)
@@ -50,7 +55,7 @@ def run_web(check, policy, seconds, wedge=None):
             check.failures.append("Chromium exited (see chromium.log)")
             break
         if wedge and page.of("event") and any(v.get("restoredAfter") is not None for _, v in page.of("event")):
-            time.sleep(3)
+            time.sleep(RESTORED_FOR + 1)  # the page's stats once a second: RESTORED_FOR seconds of them
             break
         time.sleep(0.25)
     figures, status = stop_sender(check, sender)
