@@ -160,7 +160,7 @@ struct ConnectionState {
         return (settings, plan.fps)
     }
 
-    /// Inbound SRTCP streams kept, each about a kilobyte in libsrtp: a receiver
+    /// Inbound SRTCP streams kept, each about half a kilobyte in libsrtp: a receiver
     /// that restarts sends from a new SSRC each time, and must not grow the
     /// session without bound. Four covers a receiver, its relay and a restart.
     static let feedbackSourceLimit = 4

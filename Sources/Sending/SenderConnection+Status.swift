@@ -118,7 +118,8 @@ extension SenderConnection {
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
                     + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated), "
-                    + "from elsewhere \(state.feedbackFromElsewhere), transport-cc \(state.transportFeedbackReceived)",
+                    + "from elsewhere \(state.feedbackFromElsewhere), transport-cc \(state.transportFeedbackReceived); last report from SSRC "
+                    + (state.reporter.map { "\($0) (\(state.reporterHearsUs ? "hears" : "does not hear") this stream)" } ?? "none"),
                 estimateLine,
                 "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
                     + "coalesced \(state.gate.requestsCoalesced) (left to a repair \(state.gate.requestsLeftToRepair))",
