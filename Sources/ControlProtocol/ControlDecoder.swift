@@ -172,6 +172,7 @@ public enum ControlDecoder {
             acceptPlainRTCP: try f.optionalBool("acceptPlainRtcp") ?? false)
         if f.value["bitrateMax"] != nil { config.bitrateCap = try f.int("bitrateMax", in: 50_000...100_000_000) }
         if let extensions = try headerExtensions(f) { config.headerExtensions = extensions }
+        config.retransmission = try retransmission(f, mediaPayloadType: payloadType, mediaSSRC: ssrc)
         if let level = try f.optionalString("h264Level") {
             guard let parsed = H264Level.parse(level) else {
                 throw ControlError(.badField, "h264Level must be a level such as 3.1 or 4.2", field: "h264Level")
@@ -212,6 +213,30 @@ public enum ControlDecoder {
             }
         }
         return HeaderExtensionMap(absoluteSendTimeID: absoluteSendTime, transportSequenceNumber: transportWide)
+    }
+
+    /// `rtx: {"payloadType": N, "ssrc": N}`, the receiver's `rtx/90000`
+    /// mapping for the media's payload type; absent, NACKs are answered with
+    /// the same bytes.
+    private static func retransmission(
+        _ f: ControlFields, mediaPayloadType: UInt8, mediaSSRC: UInt32?
+    ) throws(ControlError) -> ReceiverConfig.Retransmission? {
+        guard let value = f.value["rtx"], value != .null else { return nil }
+        guard case .object = value, let pt = value["payloadType"]?.intValue else {
+            throw ControlError(.badField, "rtx must be an object: {\"payloadType\": N, \"ssrc\": N}", field: "rtx")
+        }
+        guard MuxedPacketKind.isSendable(payloadType: pt), pt != Int(mediaPayloadType) else {
+            throw ControlError(.badField, "rtx.payloadType must be 0–63 or 96–127 and not the media's \(mediaPayloadType)",
+                               field: "rtx.payloadType")
+        }
+        var ssrc: UInt32?
+        if let given = value["ssrc"], given != .null {
+            guard let number = given.intValue, (1...Int(UInt32.max)).contains(number), UInt32(number) != mediaSSRC else {
+                throw ControlError(.badField, "rtx.ssrc must be a number from 1 to 4294967295, not the media's SSRC", field: "rtx.ssrc")
+            }
+            ssrc = UInt32(number)
+        }
+        return ReceiverConfig.Retransmission(payloadType: UInt8(pt), ssrc: ssrc)
     }
 
     /// `srtp: {"profile": …, "key": base64}`; absent means plain RTP.

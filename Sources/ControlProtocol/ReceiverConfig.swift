@@ -39,6 +39,21 @@ public struct ReceiverConfig: Sendable {
     /// The header extensions the receiver negotiated, under its ids; with
     /// the transport-wide sequence number the estimate is made from its feedback.
     public var headerExtensions: HeaderExtensionMap
+    /// RTX (RFC 4588) where the receiver negotiated it: NACKed packets go
+    /// again on a stream of their own. Without it they go as the same bytes.
+    public var retransmission: Retransmission?
+
+    public struct Retransmission: Sendable, Equatable {
+        /// The `rtx/90000` payload type whose `apt` is the media's.
+        public var payloadType: UInt8
+        /// The SSRC the call client announced for it (`a=ssrc-group:FID`); random when nil.
+        public var ssrc: UInt32?
+
+        public init(payloadType: UInt8, ssrc: UInt32? = nil) {
+            self.payloadType = payloadType
+            self.ssrc = ssrc
+        }
+    }
 
     public init(
         id: String, displayName: String, destination: SocketAddress, rtcpDestination: SocketAddress? = nil,

@@ -13,6 +13,8 @@ struct IncomingStream {
     var reorder = ReorderBuffer()
     let decoder: StreamDecoder
     var needsKeyframe = true
+    /// The media's payload type, which an RTX packet's original had.
+    var payloadType: UInt8?
     var decoded = 0
     private var unwrapper = SequenceUnwrapper()
     private var highest: Int64?

@@ -13,6 +13,8 @@ public struct ReceiverFigures: Sendable, Equatable {
     public var keyframes = 0
     public var plisSent = 0
     public var nacksSent = 0
+    /// RTX packets (RFC 4588) whose original went on to the stream.
+    public var retransmissionsReceived = 0
     public var rembsSent = 0
     public var transportFeedbackSent = 0
     public var srtpFailures = 0
@@ -30,6 +32,7 @@ public struct ReceiverFigures: Sendable, Equatable {
     public var line: String {
         "packets \(packets), frames received \(framesReceived), decoded \(framesDecoded) at \(width)×\(height), "
             + "\(Int(decodedFPS.rounded())) fps, keyframes \(keyframes), PLIs \(plisSent), NACKs \(nacksSent), "
+            + "RTX \(retransmissionsReceived), "
             + "SRTP failures \(srtpFailures), \(String(format: "%.2f", Double(bitrate) / 1e6)) Mbit/s"
     }
 }

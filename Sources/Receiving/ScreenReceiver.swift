@@ -32,6 +32,8 @@ public final class ScreenReceiver: @unchecked Sendable {
         public var transportWide = TransportSequenceNumber(extensionID: TransportSequenceNumber.defaultExtensionID)
         /// Where to write the last picture decoded, as a PNG, when the receiver stops.
         public var snapshotPath: String?
+        /// RTX's payload type (RFC 4588): packets of it carry a lost one again.
+        public var retransmissionPayloadType: UInt8?
 
         public init(listen: SocketAddress, key: SRTPKey?) {
             self.listen = listen
@@ -246,15 +248,40 @@ public final class ScreenReceiver: @unchecked Sendable {
         figures.packets += 1
         estimator.packetArrived(bytes: length, at: now)
         buffer.withUnsafeBytes { transportWide?.packetArrived(UnsafeRawBufferPointer(rebasing: $0[0..<length]), at: now) }
+        if let rtx = options.retransmissionPayloadType, packet.header.payloadType == rtx {
+            receiveRetransmission(buffer, length: length, now: now)
+            return
+        }
         let header = packet.header
         if stream?.ssrc != header.ssrc {
             beginStream(ssrc: header.ssrc, now: now)
         }
         guard stream != nil else { return }
+        stream!.payloadType = header.payloadType
         let lost = stream!.record(header, arrival: now)
         if !lost.isEmpty { sendNACK(lost, mediaSSRC: header.ssrc) }
         let sendTime = buffer.withUnsafeBytes { AbsoluteSendTime.read(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         let held = ReorderBuffer.Packet(bytes: Array(buffer[0..<length]), payloadRange: packet.payloadRange, header: header,
+                                        arrival: now, sendTime: sendTime)
+        depacketize(stream!.reorder.insert(held), now: now)
+    }
+
+    /// An RTX packet: the original it carries goes on as if it had come the
+    /// first time, on the stream being received (RTX names no media SSRC; the
+    /// SSRC group in the SDP pairs them, and one stream is received at a time).
+    private func receiveRetransmission(_ buffer: [UInt8], length: Int, now: Instant) {
+        guard let current = stream, let payloadType = current.payloadType,
+              let original = try? buffer.withUnsafeBytes({
+                  try RetransmissionPacket.unwrap(UnsafeRawBufferPointer(rebasing: $0[0..<length]), payloadType: payloadType, ssrc: current.ssrc)
+              }),
+              let packet = try? RTPPacket.parse(original) else {
+            figures.malformed += 1
+            return
+        }
+        figures.retransmissionsReceived += 1
+        _ = stream!.record(packet.header, arrival: now)
+        let sendTime = original.withUnsafeBytes { AbsoluteSendTime.read($0) }
+        let held = ReorderBuffer.Packet(bytes: original, payloadRange: packet.payloadRange, header: packet.header,
                                         arrival: now, sendTime: sendTime)
         depacketize(stream!.reorder.insert(held), now: now)
     }
@@ -368,6 +395,7 @@ public final class ScreenReceiver: @unchecked Sendable {
             ("framesSwallowed", .int(figures.framesSwallowed)), ("framesOversized", .int(figures.framesOversized)),
             ("width", .int(figures.width)), ("height", .int(figures.height)), ("decodedFps", .double(figures.decodedFPS)),
             ("keyframes", .int(figures.keyframes)), ("plisSent", .int(figures.plisSent)), ("nacksSent", .int(figures.nacksSent)),
+            ("retransmissionsReceived", .int(figures.retransmissionsReceived)),
             ("rembsSent", .int(figures.rembsSent)), ("transportFeedbackSent", .int(figures.transportFeedbackSent)),
             ("srtpFailures", .int(figures.srtpFailures)), ("malformed", .int(figures.malformed)),
             ("ssrc", .int(Int(figures.ssrc))), ("ssrcChanges", .int(figures.ssrcChanges)), ("bitrate", .int(figures.bitrate)),

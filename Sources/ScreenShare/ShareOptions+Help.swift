@@ -33,6 +33,7 @@ extension ShareOptions {
             .init("ssrc", "N", "the stream's SSRC, 1 to 4294967295", default: "random"),
             .init("twcc-id", "N|off", "the transport-wide sequence number extension's id (1–14, not 3), for a receiver that sends transport-cc feedback", default: "5 with --sdp, else off"),
             .init("payload-type", "N", "the RTP payload type, 0 to 63 or 96 to 127", default: "96"),
+            .init("rtx-pt", "N", "RTX's payload type (RFC 4588), for a receiver that takes retransmissions on a stream of their own", default: "off: NACKs are answered with the same bytes"),
             .init("h264-level", "LEVEL", "an H.264 level every policy keeps to, such as 3.1", default: "none; Motion keeps 3.1"),
             .init("profile-level-id", "HEX", "the receiver's H.264 profile-level-id", default: "42e01f"),
             .init("sdp", "FILE", "write an SDP that GStreamer or ffmpeg can open (mode 0600: it holds the key)", default: "none"),

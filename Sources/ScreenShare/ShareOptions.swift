@@ -25,6 +25,8 @@ public struct ShareOptions: Sendable {
     /// The transport-wide sequence number's extension id: the receiver then
     /// sends transport-wide feedback and the estimate is made from it.
     public var transportWideID: UInt8?
+    /// RTX's payload type (RFC 4588): NACKed packets then go on an RTX stream of their own.
+    public var retransmissionPayloadType: UInt8?
     public var duration: Double?
     public var json = false
     public var acceptPlainRTCP = false
@@ -59,6 +61,12 @@ public struct ShareOptions: Sendable {
                 throw .init("--payload-type must be a number from 0 to 63 or 96 to 127 (64–95 collide with RTCP under rtcp-mux), not \"\(p)\"")
             }
             o.payloadType = UInt8(v)
+        }
+        if let p = a.string("rtx-pt") {
+            guard let v = Int(p), MuxedPacketKind.isSendable(payloadType: v), v != Int(o.payloadType) else {
+                throw .init("--rtx-pt must be a payload type from 0 to 63 or 96 to 127 other than the media's \(o.payloadType), not \"\(p)\"")
+            }
+            o.retransmissionPayloadType = UInt8(v)
         }
         if let s = a.string("ssrc") {
             guard let v = UInt32(s), v != 0 else { throw .init("--ssrc must be a number from 1 to 4294967295, not \"\(s)\"") }

@@ -195,10 +195,11 @@ public final class ShareRecovery: @unchecked Sendable {
         }
     }
 
-    /// A new SSRC the call client must tell the peer about.
+    /// A new SSRC (and RTX SSRC) the call client must tell the peer about.
     private func announce(_ c: SenderConnection, ssrc: UInt32, reason: String) {
-        output.event("transceiver", [("receiver", .string(c.config.id)), ("ssrc", .int(Int(ssrc))), ("reason", .string(reason))],
-                     human: "New transceiver for \(c.config.displayName): SSRC \(ssrc) (\(reason))")
+        var fields: [(String, JSONValue)] = [("receiver", .string(c.config.id)), ("ssrc", .int(Int(ssrc))), ("reason", .string(reason))]
+        if let rtx = c.retransmissionSSRC { fields.append(("rtxSsrc", .int(Int(rtx)))) }
+        output.event("transceiver", fields, human: "New transceiver for \(c.config.displayName): SSRC \(ssrc) (\(reason))")
     }
 
     /// Call with `lock` held: what the machines decided, counted for the quality reports.

@@ -52,7 +52,7 @@ public final class ShareRunner: @unchecked Sendable {
             output.event("error", [("message", .string("\(error)"))], human: "screenshare: \(error)")
             return 1
         }
-        if let path = options.sdpPath, !writeSDP(path, ssrc: connection.ssrc) {
+        if let path = options.sdpPath, !writeSDP(path, ssrc: connection.ssrc, retransmissionSSRC: connection.retransmissionSSRC) {
             session.stop()
             return 1
         }
@@ -81,16 +81,18 @@ public final class ShareRunner: @unchecked Sendable {
             payloadType: options.payloadType, ssrc: options.ssrc, codec: .h264(options.profileLevelID), bitrateCap: options.bitrateMax,
             acceptPlainRTCP: options.acceptPlainRTCP, levelLimit: options.level, headerExtensions: options.headerExtensions)
         config.firstSequence = options.firstSequence
+        config.retransmission = options.retransmissionPayloadType.map { ReceiverConfig.Retransmission(payloadType: $0) }
         return config
     }
 
-    private func writeSDP(_ path: String, ssrc: UInt32) -> Bool {
+    private func writeSDP(_ path: String, ssrc: UInt32, retransmissionSSRC: UInt32?) -> Bool {
         let plan = EncodingPlan.make(policy: options.policy, sourceWidth: options.source.width, sourceHeight: options.source.height,
                                      fps: options.fps, bitrate: options.bitrateMax, levelLimit: options.level)
         let sdp = SessionDescription(destination: options.destination, payloadType: options.payloadType,
                                      codec: .h264(options.profileLevelID.with(level: max(plan.level, options.profileLevelID.level))),
                                      ssrc: ssrc, key: options.key, rtcpMux: options.rtcpDestination == nil,
-                                     extensions: options.headerExtensions)
+                                     extensions: options.headerExtensions,
+                                     retransmission: options.retransmissionPayloadType.flatMap { pt in retransmissionSSRC.map { (pt, $0) } })
         // docs/behaviour.md §8.3: the SDP holds the key, so it is 0600 from its creation.
         do {
             try PrivateFile.write(sdp.text, to: path)

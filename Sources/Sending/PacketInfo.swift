@@ -5,6 +5,9 @@ struct PacketInfo: Sendable {
         case media
         /// An answer to a NACK: the identical bytes sent before.
         case retransmission
+        /// An answer to a NACK on the RTX stream (RFC 4588): a packet of its
+        /// own, stamped afresh, never kept for NACKs of the media stream.
+        case rtx
         /// Padding only, part of probe cluster `cluster`.
         case probe(cluster: Int)
     }
@@ -20,8 +23,6 @@ struct PacketInfo: Sendable {
     var kind: Kind
     /// Payload bytes, header and extensions excluded (RFC 3550 §6.4.1's octet count).
     var payloadLength: Int
-
-    var retransmission: Bool { kind == .retransmission }
 
     static let empty = PacketInfo(ssrc: 0, sequence: 0, timestamp: 0, marker: false, keyframe: false, kind: .media, payloadLength: 0)
 }

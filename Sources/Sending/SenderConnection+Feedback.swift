@@ -105,14 +105,15 @@ extension SenderConnection {
     }
 
     /// Resends what a NACK asks for from the history, within the
-    /// retransmissions' share of the target. A number not sent yet, or sent
-    /// less than the least round trip ago, is still on its way (rtpbin asks for the
-    /// packet it expects next before it is due): it is neither resent nor
-    /// counted as lost.
+    /// retransmissions' share of the target: on the RTX stream where the
+    /// receiver negotiated it, else as the same bytes. A number not sent yet,
+    /// or that no later packet can yet have followed to the receiver, is still
+    /// on its way (rtpbin asks for the packet it expects next before it is
+    /// due): it is neither resent nor counted as lost.
     private func answer(_ nack: GenericNACK, now: Instant) {
-        let roundTrip = lock.withLock { state.leastRoundTrip ?? .zero }
+        let (roundTrip, transceiver) = lock.withLock { (state.leastRoundTrip ?? .zero, state.transceiver) }
         var overdue: [UInt16] = []
-        var resent = 0
+        var resends: [(bytes: [UInt8], info: PacketInfo)] = []
         var refused = 0
         var early = 0
         for sequence in nack.lostSequenceNumbers {
@@ -126,19 +127,25 @@ extension SenderConnection {
                 continue
             }
             guard let packet = history.withLock({ $0.takeForResend(sequenceNumber: sequence, at: now) }) else { continue }
-            let info = PacketInfo(ssrc: nack.mediaSSRC, sequence: sequence, timestamp: 0, marker: false, keyframe: false,
-                                  kind: .retransmission, payloadLength: 0)
-            _ = packet.withUnsafeBytes { bytes in
-                queue.pushFirst(info) { slot in
+            if transceiver.retransmission != nil {
+                if let rtx = packet.withUnsafeBytes({ transceiver.rtxPacket(carrying: $0) }) { resends.append(rtx) }
+            } else {
+                resends.append((packet, PacketInfo(ssrc: nack.mediaSSRC, sequence: sequence, timestamp: 0, marker: false,
+                                                   keyframe: false, kind: .retransmission, payloadLength: 0)))
+            }
+        }
+        // Each goes ahead of everything queued, so the last first: they leave in order.
+        for resend in resends.reversed() {
+            _ = resend.bytes.withUnsafeBytes { bytes in
+                queue.pushFirst(resend.info) { slot in
                     slot.copyMemory(from: bytes)
                     return bytes.count
                 }
             }
-            resent += 1
         }
         lock.withLock {
             state.nacksReceived += 1
-            state.retransmissions += resent
+            state.retransmissions += resends.count
             state.retransmissionsRefused += refused
             state.nackedInFlight += early
             state.bandwidth.onNack(sequenceNumbers: overdue, at: now)

@@ -56,7 +56,8 @@ public final class SenderConnection: @unchecked Sendable {
         lock = clock.makeCondition()
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
         let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
-                                extensions: config.headerExtensions, generation: 0, firstSequence: config.firstSequence)
+                                extensions: config.headerExtensions, generation: 0, firstSequence: config.firstSequence,
+                                retransmission: config.retransmission)
         state = ConnectionState(share: share, transceiver: first, destination: config.destination, cap: config.bitrateCap,
                                 transportWide: config.headerExtensions.transportSequenceNumber != nil,
                                 probePacketSize: first.paddingPacketSize + SenderConnection.overhead(of: config),
@@ -74,6 +75,8 @@ public final class SenderConnection: @unchecked Sendable {
 
     var packetOverhead: Int { SenderConnection.overhead(of: config) }
     public var ssrc: UInt32 { lock.withLock { state.ssrc } }
+    /// The RTX stream's SSRC, where the receiver negotiated RTX.
+    public var retransmissionSSRC: UInt32? { lock.withLock { state.transceiver.retransmission?.ssrc } }
 
     package func start() {
         startEncoder(FrameEncoder(codec: config.codec, generation: 0))
@@ -145,8 +148,10 @@ public final class SenderConnection: @unchecked Sendable {
             while ssrc == state.ssrc { ssrc = UInt32.random(in: 1...UInt32.max) }
             let generation = state.encodeGeneration + 1
             state.transceiver.retire()
+            // A new stream's RTX is new too: the call client is told both SSRCs.
             state.transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
-                                            extensions: config.headerExtensions, generation: generation)
+                                            extensions: config.headerExtensions, generation: generation,
+                                            retransmission: config.retransmission.map { .init(payloadType: $0.payloadType) })
             state.transceivers += 1
             state.reporterHearsUs = false
             state.gate.request(at: clock.now)
@@ -397,7 +402,8 @@ public final class SenderConnection: @unchecked Sendable {
     /// its send time and transport-wide sequence number and kept, stamped,
     /// for NACKs; a retransmission is those kept bytes unchanged, so SRTP
     /// never covers two different packets under one (SSRC, sequence number)
-    /// (docs/behaviour.md §7.2).
+    /// (docs/behaviour.md §7.2); an RTX packet is a new one of its own
+    /// stream, stamped afresh and not kept.
     private func send(_ buffer: inout [UInt8], length: Int, info: PacketInfo) {
         let wireSize = length + packetOverhead
         let stamped = clock.now
@@ -405,12 +411,20 @@ public final class SenderConnection: @unchecked Sendable {
             lock.withLock { state.bandwidth.onPacketResent(size: wireSize, at: stamped) }
         } else {
             let kind: SentPacketLog.Kind
-            if case .probe(let cluster) = info.kind { kind = .probe(cluster: cluster) } else { kind = .media }
-            let transportSequence = lock.withLock { state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind, sequenceNumber: info.sequence) }
+            switch info.kind {
+            case .probe(let cluster): kind = .probe(cluster: cluster)
+            case .rtx: kind = .retransmission
+            case .media, .retransmission: kind = .media
+            }
+            let transportSequence = lock.withLock {
+                state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind, sequenceNumber: info.sequence)
+            }
             buffer.withUnsafeMutableBytes { bytes in
                 let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
                 config.headerExtensions.stamp(packet, at: stamped, transportSequenceNumber: transportSequence)
-                history.withLock { _ = $0.store(UnsafeRawBufferPointer(packet), sequenceNumber: info.sequence, at: stamped) }
+                if info.kind != .rtx {
+                    history.withLock { _ = $0.store(UnsafeRawBufferPointer(packet), sequenceNumber: info.sequence, at: stamped) }
+                }
             }
         }
         var wireLength = length
@@ -428,7 +442,7 @@ public final class SenderConnection: @unchecked Sendable {
             lock.withLock {
                 state.bitrateMeter.record(wireLength * 8, at: now)
                 switch info.kind {
-                case .retransmission:
+                case .retransmission, .rtx:
                     return
                 case .probe:
                     state.probePacketsSent += 1

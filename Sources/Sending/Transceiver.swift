@@ -18,15 +18,25 @@ final class Transceiver: Sendable {
         var refused = 0
         /// The last frame's timestamp, which padding carries.
         var lastTimestamp: UInt32?
+        /// The RTX stream's next sequence number (RFC 4588: its own, from a random start).
+        var retransmissionSequence = UInt16.random(in: 0...UInt16.max)
     }
 
     let ssrc: UInt32
+    /// The RTX stream's SSRC and payload type, where the receiver negotiated RTX.
+    let retransmission: (ssrc: UInt32, payloadType: UInt8)?
     private let numbering: Mutex<Numbering>
 
     /// `firstSequence` nil numbers from a random start.
+    /// `retransmissionSSRC` is the RTX stream's when `retransmission` is given; random when nil.
     init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, extensions: HeaderExtensionMap, generation: Int,
-         firstSequence: UInt16? = nil) {
+         firstSequence: UInt16? = nil, retransmission: ReceiverConfig.Retransmission? = nil) {
         self.ssrc = ssrc
+        self.retransmission = retransmission.map { rtx in
+            var rtxSSRC = rtx.ssrc ?? UInt32.random(in: 1...UInt32.max)
+            while rtxSSRC == ssrc { rtxSSRC = UInt32.random(in: 1...UInt32.max) }
+            return (rtxSSRC, rtx.payloadType)
+        }
         var scratch: [UInt8] = []
         scratch.reserveCapacity(PacketQueue.slotSize)
         var stream = OutgoingRTPStream.random(ssrc: ssrc, payloadType: payloadType, extensions: extensions)
@@ -105,6 +115,23 @@ final class Transceiver: Sendable {
                     queue.push(info, rate: bitrate) { $0.copyMemory(from: bytes); return bytes.count }
                 }
             }
+        }
+    }
+
+    /// The RTX packet (RFC 4588) that carries `original`, one of this
+    /// stream's packets, under the RTX stream's next number; nil without
+    /// RTX, once retired, or for padding only.
+    func rtxPacket(carrying original: UnsafeRawBufferPointer) -> (bytes: [UInt8], info: PacketInfo)? {
+        guard let retransmission else { return nil }
+        return numbering.withLock { n in
+            guard !n.retired else { return nil }
+            var bytes: [UInt8] = []
+            let sequence = n.retransmissionSequence
+            guard RetransmissionPacket.wrap(original, payloadType: retransmission.payloadType, ssrc: retransmission.ssrc,
+                                            sequenceNumber: sequence, into: &bytes) != nil else { return nil }
+            n.retransmissionSequence &+= 1
+            return (bytes, PacketInfo(ssrc: retransmission.ssrc, sequence: sequence, timestamp: 0, marker: false, keyframe: false,
+                                      kind: .rtx, payloadLength: bytes.count))
         }
     }
 }

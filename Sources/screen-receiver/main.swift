@@ -20,6 +20,7 @@ let help = CommandHelp(
         .init("codec", "h264|vp8", "what the stream carries", default: "h264"),
         .init("twcc-id", "N|off", "the transport-wide sequence number's extension id: transport-wide feedback for packets that carry it, "
               + "and no REMB while they do", default: "5"),
+        .init("rtx-pt", "N", "RTX's payload type (RFC 4588): packets of it carry a lost packet again", default: "none"),
         .init("duration", "SECONDS", "stop after this long", default: "until SIGINT, SIGTERM or stop on stdin"),
         .init("json", nil, "figures and events as JSON lines on stdout", default: "off: readable lines on stderr"),
         .init("log-level", "debug|info|warning|error", "how much is logged", default: "info"),
@@ -85,6 +86,10 @@ func readOptions() throws(ArgumentParser.Failure) -> (ScreenReceiver.Options, js
             }
             options.transportWide = sequence
         }
+    }
+    if let p = a.string("rtx-pt") {
+        guard let pt = UInt8(p), pt < 128 else { throw .init("--rtx-pt must be a payload type from 0 to 127, not \"\(p)\"") }
+        options.retransmissionPayloadType = pt
     }
     let level = a.string("log-level").flatMap(EventOutput.Level.init(name:)) ?? .info
     let json = a.flag("json")

@@ -12,7 +12,7 @@ struct CommandHelpTests {
         "fps": "15", "to": "127.0.0.1:5004", "rtcp-to": "127.0.0.1:5005", "bind": "127.0.0.1:0", "srtp-profile": "aes",
         "policy": "detail", "bitrate-max": "2M", "ssrc": "1234", "h264-level": "3.1", "profile-level-id": "640028", "sdp": "/tmp/s.sdp",
         "duration": "5", "log-level": "debug", "fault": "capture-stops:3", "control": "unix:/tmp/c.sock", "count": "10", "seed": "2",
-        "display": ":1",
+        "display": ":1", "rtx-pt": "97",
     ]
 
     func askForHelp(_ parse: ([String]) throws(ArgumentParser.Failure) -> Void) -> String? {

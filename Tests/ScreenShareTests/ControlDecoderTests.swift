@@ -143,6 +143,19 @@ struct ControlDecoderTests {
                 == "headerExtensions[1].id")
     }
 
+    @Test func addReceiver_rtx_takesItsPayloadTypeAndSSRC_andRefusesTheMedia() throws {
+        guard case .addReceiver(let add) = try command(addReceiver(#","rtx":{"payloadType":97,"ssrc":4242}"#)) else { Issue.record(); return }
+        #expect(add.config.retransmission == .init(payloadType: 97, ssrc: 4242))
+        guard case .addReceiver(let bare) = try command(addReceiver(#","rtx":{"payloadType":97}"#)) else { Issue.record(); return }
+        #expect(bare.config.retransmission == .init(payloadType: 97))
+        guard case .addReceiver(let none) = try command(addReceiver("")) else { Issue.record(); return }
+        #expect(none.config.retransmission == nil)
+        #expect(error(addReceiver(#","rtx":97"#))?.field == "rtx")
+        #expect(error(addReceiver(#","rtx":{"payloadType":\#(none.config.payloadType)}"#))?.field == "rtx.payloadType")
+        #expect(error(addReceiver(#","rtx":{"payloadType":72}"#))?.field == "rtx.payloadType")
+        #expect(error(addReceiver(#","rtx":{"payloadType":97,"ssrc":0}"#))?.field == "rtx.ssrc")
+    }
+
     /// A loopback receiver is sent to from loopback, so nothing off this host reaches the socket; any other from every address.
     @Test func addReceiver_portBindsLoopbackOnlyForALoopbackReceiver() throws {
         guard case .addReceiver(let add) = try command(addReceiver(#","port":6002"#)) else { Issue.record(); return }

@@ -77,4 +77,16 @@ struct ShareOptionsTests {
         let plain = SessionDescription(destination: options.destination, payloadType: 96, codec: .vp8, ssrc: 42, key: nil).text
         #expect(!plain.contains("transport-cc") && plain.contains("a=extmap:3 "))
     }
+
+    @Test func sdp_announcesRTX_withItsSSRCGroup() throws {
+        let options = try ShareOptions.parse(Self.base + ["--rtx-pt", "97"])
+        #expect(options.retransmissionPayloadType == 97)
+        let sdp = SessionDescription(destination: options.destination, payloadType: 96, codec: .vp8, ssrc: 42, key: nil,
+                                     retransmission: (97, 43)).text
+        #expect(sdp.contains(" RTP/AVP 96 97\r\n"))
+        #expect(sdp.contains("a=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n"))
+        #expect(sdp.contains("a=ssrc-group:FID 42 43\r\na=ssrc:42 cname:screenshare\r\na=ssrc:43 cname:screenshare\r\n"))
+        #expect(throws: ArgumentParser.Failure.self) { try ShareOptions.parse(Self.base + ["--rtx-pt", "96"]) }
+        #expect(throws: ArgumentParser.Failure.self) { try ShareOptions.parse(Self.base + ["--rtx-pt", "80"]) }
+    }
 }

@@ -39,11 +39,13 @@ final class SimulatedShare: @unchecked Sendable {
     ///   - link: the bottleneck a `SimulatedPeer` puts the packets through; nil sends them to a socket nobody reads.
     ///   - feedback: what the peer sends back.
     ///   - transportWide: the receiver negotiated the transport-wide sequence number (under the peer's id).
+    ///   - retransmission: the receiver negotiated RTX.
     init(
         scenario: SyntheticScreen.Scenario, fault: EncoderFault? = nil, captureStallsAfterFrame: UInt64? = nil,
         receiverID: String = "vicky", width: Int = 320, height: Int = 180,
         policy: SendPolicy = .balanced, link: SimulatedLink? = nil, feedback: SimulatedPeer.Feedback = .none,
-        transportWide: Bool = false, key: SRTPKey? = nil, cap: Int = 4_000_000
+        transportWide: Bool = false, key: SRTPKey? = nil, cap: Int = 4_000_000,
+        retransmission: ReceiverConfig.Retransmission? = nil
     ) throws {
         let clock = self.clock
         let lines = self.lines
@@ -72,9 +74,10 @@ final class SimulatedShare: @unchecked Sendable {
         let extensions = HeaderExtensionMap(
             absoluteSendTimeID: AbsoluteSendTime.extensionID,
             transportSequenceNumber: transportWide ? TransportSequenceNumber(extensionID: SimulatedPeer.transportWideID) : nil)!
-        connection = try session.addReceiver(
-            ReceiverConfig(id: receiverID, displayName: "Vicky", destination: destination, srtp: key, bitrateCap: cap,
-                           headerExtensions: extensions), fault: fault)
+        var config = ReceiverConfig(id: receiverID, displayName: "Vicky", destination: destination, srtp: key, bitrateCap: cap,
+                                    headerExtensions: extensions)
+        config.retransmission = retransmission
+        connection = try session.addReceiver(config, fault: fault)
         peer?.start(sender: try SocketAddress(host: "127.0.0.1", port: connection.localAddress.port))
         recovery.attach(connection)
         let (heartbeat, recovery, done) = (self.heartbeat, self.recovery, self.done)

@@ -26,6 +26,17 @@ enum PacketTargets {
         let stamped = try? RTPPacket.parse(copy)
         precondition(stamped == packet, "stamping changed the header or the payload's place")
         precondition(copy[range].elementsEqual(bytes[range]), "stamping changed the payload")
+        // Read as RTX (RFC 4588), and an original wrapped and read back, as the receiver and sender do.
+        if let original = try? RetransmissionPacket.unwrap(bytes, payloadType: 96, ssrc: 1) {
+            precondition((try? RTPPacket.parse(original)) != nil, "an RTX packet's original does not parse")
+        }
+        var rtx: [UInt8] = []
+        if RetransmissionPacket.wrap(bytes, payloadType: 97, ssrc: 2, sequenceNumber: 3, into: &rtx) != nil {
+            let back = rtx.withUnsafeBytes { try? RetransmissionPacket.unwrap($0, payloadType: packet.header.payloadType, ssrc: packet.header.ssrc) }
+            guard let back, let again = try? RTPPacket.parse(back) else { preconditionFailure("an original wrapped as RTX did not come back") }
+            precondition(again.header.sequenceNumber == packet.header.sequenceNumber && back[again.payloadRange].elementsEqual(bytes[range]),
+                         "RTX did not carry the original's number and payload")
+        }
     }
 
     /// An RTCP compound: every packet that parses must marshal and parse back to itself.

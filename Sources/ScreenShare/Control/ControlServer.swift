@@ -289,6 +289,7 @@ public final class ControlServer: @unchecked Sendable {
             ("payloadType", .int(Int(config.payloadType))), ("localAddress", .string(connection.localAddress.description)),
         ]
         if case .h264(let id) = config.codec { fields.append(("profileLevelId", .string(id.description))) }
+        if let rtx = connection.retransmissionSSRC { fields.append(("rtxSsrc", .int(Int(rtx)))) }
         return fields
     }
 
