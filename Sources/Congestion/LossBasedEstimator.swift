@@ -48,7 +48,10 @@ public struct LossBasedEstimator: Sendable {
     /// `sending` is the rate the loss was measured on, in bits per second.
     /// While the sender is application-limited, moderate loss holds the
     /// estimate instead of pulling it to the little that is being sent.
-    public mutating func update(lossRatio: Double, sending: Double, applicationLimited: Bool = false, at now: Instant) {
+    /// `overrun`: the loss came with a standing queue in front of it, so a
+    /// bottleneck is overrun (not a burst, not random loss).
+    public mutating func update(lossRatio: Double, sending: Double, overrun: Bool = false, applicationLimited: Bool = false,
+                                at now: Instant) {
         let loss = min(max(lossRatio, 0), 1)
         lastLossRatio = loss
         defer { lastUpdate = now }
@@ -56,11 +59,14 @@ public struct LossBasedEstimator: Sendable {
         if loss > Self.highLoss {
             if let lastDecrease, now - lastDecrease < Self.decreaseInterval { return }
             lastDecrease = now
-            // What got through: a tail-drop bottleneck overrun loses 1 − link/sent, so this lands on
-            // the link in one step, where backing off by half the loss took five on a 1.5 Mbit/s uplink.
-            bitrate = max(max(min(bitrate, sending), Self.backOffFloor * bitrate) * (1 - loss), Self.backOffFloor * bitrate)
+            // Behind a full queue what got through is the path: a tail-drop bottleneck loses
+            // 1 − link/sent, so this lands on the link in a step or two, where half the loss took
+            // five seconds on a 1.5 Mbit/s uplink. Loss with no queue in front of it is a burst (a
+            // keyframe overflowing a receiver's socket) or random: half the loss, the classic rule.
+            let share = overrun ? loss : 0.5 * loss
+            bitrate = max(max(min(bitrate, sending), Self.backOffFloor * bitrate) * (1 - share), Self.backOffFloor * bitrate)
             // Where the path ran out is what got through, not the rate that overran it.
-            if !applicationLimited { lossOnset = bitrate }
+            if overrun, !applicationLimited { lossOnset = bitrate }
         } else if loss >= Self.lowLoss {
             if applicationLimited { return }
             bitrate = min(bitrate, sending * (1 - loss))

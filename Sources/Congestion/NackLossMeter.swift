@@ -12,8 +12,9 @@ import Media
 /// nothing, since they follow loss already counted.
 public struct NackLossMeter: Sendable {
     /// A window of packets is judged once it spans this long: an overrun
-    /// is answered within a few hundred milliseconds of its NACKs.
-    public static let window: Duration = .milliseconds(250)
+    /// is answered within a second of its NACKs, and a keyframe's burst of
+    /// loss is a share of a window rather than all of one.
+    public static let window: Duration = .milliseconds(500)
     /// Fewer packets sent than this in the window say too little.
     static let minimumPackets = 20
     /// Packets remembered: over ten seconds at 1.5 Mbit/s, and a bound on
@@ -24,6 +25,7 @@ public struct NackLossMeter: Sendable {
         var sequenceNumber: UInt16
         var at: Instant
         var lost = false
+        var behindAQueue = false
     }
 
     private var sent = [Sent?](repeating: nil, count: NackLossMeter.capacity)
@@ -42,16 +44,17 @@ public struct NackLossMeter: Sendable {
         if windowFirst == nil { windowFirst = sequenceNumber }
     }
 
-    /// Records the numbers one NACK asks for; returns how many were new
-    /// losses of packets still remembered.
+    /// Records the numbers one NACK asks for, and whether it came from behind
+    /// a standing queue; returns how many were new losses of packets still remembered.
     @discardableResult
-    public mutating func recordNack(_ sequenceNumbers: [UInt16]) -> Int {
+    public mutating func recordNack(_ sequenceNumbers: [UInt16], behindAQueue: Bool = false) -> Int {
         receiverNacks = true
         var fresh = 0
         for number in sequenceNumbers {
             let index = Self.slot(number)
             guard let packet = sent[index], packet.sequenceNumber == number, !packet.lost else { continue }
             sent[index]?.lost = true
+            sent[index]?.behindAQueue = behindAQueue
             fresh += 1
         }
         return fresh
@@ -64,15 +67,17 @@ public struct NackLossMeter: Sendable {
 
     /// Lost over sent for the next window of packets, once it spans `window`
     /// and enough were sent, counting only packets sent `settle` ago or
-    /// earlier (their NACKs have had time to come); then the next window
-    /// starts. Windows do not overlap.
-    public mutating func takeLossRatio(at now: Instant, settle: Duration) -> Double? {
+    /// earlier (their NACKs have had time to come), and whether most of its
+    /// losses were told of from behind a standing queue; then the next
+    /// window starts. Windows do not overlap.
+    public mutating func takeLossRatio(at now: Instant, settle: Duration) -> (ratio: Double, behindAQueue: Bool)? {
         guard var number = windowFirst, let newest else { return nil }
         // Packets older than the memory are gone: judge from the oldest kept.
         if newest &- number >= UInt16(Self.capacity) { number = newest &- UInt16(Self.capacity - 1) }
         let judged = now - settle
         var count = 0
         var lost = 0
+        var queued = 0
         var firstAt: Instant?
         var lastAt: Instant?
         var next = number
@@ -84,6 +89,7 @@ public struct NackLossMeter: Sendable {
                 lastAt = packet.at
                 count += 1
                 if packet.lost { lost += 1 }
+                if packet.lost, packet.behindAQueue { queued += 1 }
             }
             next = number &+ 1
             if number == newest { break }
@@ -91,7 +97,7 @@ public struct NackLossMeter: Sendable {
         }
         guard let firstAt, let lastAt, lastAt - firstAt >= Self.window, count >= Self.minimumPackets else { return nil }
         windowFirst = next
-        return Double(lost) / Double(count)
+        return (Double(lost) / Double(count), lost > 0 && 2 * queued >= lost)
     }
 
     private static func slot(_ number: UInt16) -> Int { Int(number) % capacity }

@@ -68,6 +68,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     static let lossWindow: Duration = .seconds(1)
     /// Until feedback says otherwise.
     static let assumedRoundTrip: Duration = .milliseconds(100)
+    /// A NACK that comes this long beyond the least round trip after the
+    /// packet following its loss left came from behind a standing queue: the
+    /// loss is a bottleneck overrunning.
+    public static let standingQueue: Duration = .milliseconds(250)
     /// How long after a packet leaves its NACK may still come: a round trip,
     /// and this for what the bottleneck has queued ahead of the packet after
     /// it, whose arrival shows the gap (a tbf's latency, a router's buffer).
@@ -253,9 +257,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     }
 
     /// The sequence numbers one NACK asks for.
-    public mutating func onNack(sequenceNumbers: [UInt16], at now: Instant) {
+    public mutating func onNack(sequenceNumbers: [UInt16], behindAQueue: Bool = false, at now: Instant) {
         feedbackHeard = true
-        nackLoss.recordNack(sequenceNumbers)
+        nackLoss.recordNack(sequenceNumbers, behindAQueue: behindAQueue)
         updateLossFromReports(at: now)
     }
 
@@ -351,8 +355,9 @@ public struct SendSideBandwidthEstimator: Sendable {
         guard reported != nil || nacked != nil else { return }
         _ = applicationLimit.update(estimate: Double(target(at: now).bitrate) * applicationShare, at: now)
         let before = lossBased.bitrate
+        let overrun = (nacked?.behindAQueue ?? false) && (nacked?.ratio ?? 0) >= (reported ?? 0)
         lossBased.update(
-            lossRatio: max(reported ?? 0, nacked ?? 0), sending: sending.rate(at: now) * 8,
+            lossRatio: max(reported ?? 0, nacked?.ratio ?? 0), sending: sending.rate(at: now) * 8, overrun: overrun,
             applicationLimited: applicationLimit.isLimited, at: now)
         if lossBased.bitrate < before {
             nackLoss.restart()

@@ -80,6 +80,15 @@ public struct PacketHistory: Sendable {
         return now - slot.lastSent < roundTrip ? .inFlight : .overdue
     }
 
+    /// How long ago the packet after `sequenceNumber` first left: a NACK for
+    /// a loss comes once that one has arrived, so beyond a round trip this is
+    /// how long it waited on the way (in a bottleneck's queue); nil if it has not left.
+    public func followed(_ sequenceNumber: UInt16, at now: Instant) -> Duration? {
+        let next = slots[Int(sequenceNumber &+ 1) % slots.count]
+        guard next.occupied, next.sequenceNumber == sequenceNumber &+ 1 else { return nil }
+        return now - next.firstSent
+    }
+
     /// The stored bytes, to be resent now; a repeated NACK within the round trip then finds it in flight.
     public mutating func takeForResend(sequenceNumber: UInt16, at now: Instant) -> [UInt8]? {
         let index = Int(sequenceNumber) % slots.count

@@ -1,3 +1,4 @@
+import Congestion
 import Foundation
 import Media
 import RTP
@@ -134,6 +135,11 @@ extension SenderConnection {
                                                    keyframe: false, kind: .retransmission, payloadLength: 0)))
             }
         }
+        // Most of its losses told of after the next packet waited on the way: a queue is standing.
+        let waited = overdue.filter { sequence in
+            history.withLock { $0.followed(sequence, at: now) }.map { $0 >= roundTrip + SendSideBandwidthEstimator.standingQueue } ?? false
+        }
+        let behindAQueue = !overdue.isEmpty && 2 * waited.count >= overdue.count
         // Each goes ahead of everything queued, so the last first: they leave in order.
         for resend in resends.reversed() {
             _ = resend.bytes.withUnsafeBytes { bytes in
@@ -148,7 +154,7 @@ extension SenderConnection {
             state.retransmissions += resends.count
             state.retransmissionsRefused += refused
             state.nackedInFlight += early
-            state.bandwidth.onNack(sequenceNumbers: overdue, at: now)
+            state.bandwidth.onNack(sequenceNumbers: overdue, behindAQueue: behindAQueue, at: now)
         }
     }
 

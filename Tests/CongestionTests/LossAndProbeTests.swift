@@ -9,32 +9,40 @@ struct LossAndProbeTests {
         for i in 0..<200 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
         let lost: [UInt16] = (0..<10).map { UInt16($0 * 20) }
         #expect(meter.recordNack(lost) == 10)
-        #expect(meter.recordNack(lost) == 0)
-        // At 300 ms, with 100 ms for NACKs to come, only 0–200 ms is judged: under a window.
-        #expect(meter.takeLossRatio(at: .zero + .milliseconds(300), settle: .milliseconds(100)) == nil)
-        // At 350 ms: packets 0…50 (0–250 ms), 0, 20 and 40 of them lost.
-        #expect(meter.takeLossRatio(at: .zero + .milliseconds(350), settle: .milliseconds(100)) == 3.0 / 51.0)
-        #expect(meter.takeLossRatio(at: .zero + .milliseconds(350), settle: .milliseconds(100)) == nil)
-        // The next window, 51…102, judged at 610 ms: 60, 80 and 100 lost.
-        #expect(meter.takeLossRatio(at: .zero + .milliseconds(610), settle: .milliseconds(100)) == 3.0 / 52.0)
+        #expect(meter.recordNack(lost, behindAQueue: true) == 0)
+        // At 500 ms, with 100 ms for NACKs to come, only 0–400 ms is judged: under a window.
+        #expect(meter.takeLossRatio(at: .zero + .milliseconds(500), settle: .milliseconds(100)) == nil)
+        // At 610 ms: packets 0…102 (0–510 ms), 0, 20, 40, 60, 80 and 100 of them lost; none told of from behind a queue.
+        let window = meter.takeLossRatio(at: .zero + .milliseconds(610), settle: .milliseconds(100))
+        #expect(window?.ratio == 6.0 / 103.0 && window?.behindAQueue == false)
+        #expect(meter.takeLossRatio(at: .zero + .milliseconds(610), settle: .milliseconds(100)) == nil)
+    }
+
+    @Test func nackLoss_fromBehindAQueue_isSaidSo_whenMostOfTheWindowsLossIs() {
+        var meter = NackLossMeter()
+        for i in 0..<120 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        meter.recordNack([10, 11, 12], behindAQueue: true)
+        meter.recordNack([50])
+        let window = meter.takeLossRatio(at: .seconds(1), settle: .milliseconds(100))
+        #expect(window?.ratio == 4.0 / 120.0 && window?.behindAQueue == true)
     }
 
     @Test func nackLoss_afterABackOff_judgesOnlyPacketsSentAtTheNewRate() {
         // 0…99 sent over 0.5 s at a rate that lost half of them; the rate is
-        // lowered at 0.5 s; their NACKs come after it. 100…199 are all received.
+        // lowered at 0.5 s; their NACKs come after it. 100…219 are all received.
         var meter = NackLossMeter()
         for i in 0..<100 { meter.recordSent(sequenceNumber: UInt16((65_500 + i) % 65_536), at: .zero + .milliseconds(Int64(5 * i))) }
         meter.restart()
-        for i in 100..<200 { meter.recordSent(sequenceNumber: UInt16((65_500 + i) % 65_536), at: .zero + .milliseconds(Int64(5 * i))) }
+        for i in 100..<220 { meter.recordSent(sequenceNumber: UInt16((65_500 + i) % 65_536), at: .zero + .milliseconds(Int64(5 * i))) }
         meter.recordNack((0..<50).map { UInt16((65_500 + 2 * $0) % 65_536) })
         // Across the wrap of the 16-bit numbers, the new window is all received.
-        #expect(meter.takeLossRatio(at: .seconds(2), settle: .milliseconds(100)) == 0)
+        #expect(meter.takeLossRatio(at: .seconds(2), settle: .milliseconds(100))?.ratio == 0)
     }
 
-    @Test func lossRules_backOffToWhatGotThrough_holdInBetween_growWhenUsed() {
+    @Test func lossRules_behindAQueue_backOffToWhatGotThrough_otherwiseByHalfTheLoss() {
         var estimator = LossBasedEstimator(bitrate: 2_000_000)
-        // 20 % lost of 2 Mbit/s: 1.6 Mbit/s got through.
-        estimator.update(lossRatio: 0.2, sending: 2_000_000, at: .seconds(1))
+        // 20 % lost of 2 Mbit/s behind a standing queue: 1.6 Mbit/s got through.
+        estimator.update(lossRatio: 0.2, sending: 2_000_000, overrun: true, at: .seconds(1))
         #expect(estimator.bitrate == 1_600_000)
         estimator.update(lossRatio: 0.05, sending: 1_600_000, at: .seconds(2))
         #expect(estimator.bitrate == 1_520_000)
@@ -44,6 +52,10 @@ struct LossAndProbeTests {
         // Sending little: low loss lets it grow no further than 1.5 × what is sent.
         estimator.update(lossRatio: 0, sending: 200_000, at: .seconds(4))
         #expect(abs(estimator.bitrate - 1_550_400) < 1)
+        // The same loss with no queue in front of it (a burst, or random): half of it.
+        var burst = LossBasedEstimator(bitrate: 2_000_000)
+        burst.update(lossRatio: 0.2, sending: 2_000_000, at: .seconds(1))
+        #expect(burst.bitrate == 1_800_000)
     }
 
     @Test func lossRules_oneBackOffLandsNoLowerThanHalf_whateverDipsWhatIsSent() {
@@ -51,10 +63,10 @@ struct LossAndProbeTests {
         // 300 kbit/s of its 1.6 Mbit/s; or 80 % asked for at full rate: half
         // of 1.6 Mbit/s either way, not 210 or 320 kbit/s.
         var dip = LossBasedEstimator(bitrate: 1_600_000)
-        dip.update(lossRatio: 0.3, sending: 300_000, at: .seconds(1))
+        dip.update(lossRatio: 0.3, sending: 300_000, overrun: true, at: .seconds(1))
         #expect(dip.bitrate == 800_000)
         var heavy = LossBasedEstimator(bitrate: 1_600_000)
-        heavy.update(lossRatio: 0.8, sending: 1_600_000, at: .seconds(1))
+        heavy.update(lossRatio: 0.8, sending: 1_600_000, overrun: true, at: .seconds(1))
         #expect(heavy.bitrate == 800_000)
     }
 
@@ -62,7 +74,7 @@ struct LossAndProbeTests {
         // Half of 2 Mbit/s got through: that is where the path ran out, so
         // growth from there is 2 % a second.
         var overrun = LossBasedEstimator(bitrate: 2_000_000)
-        overrun.update(lossRatio: 0.5, sending: 2_000_000, at: .seconds(1))
+        overrun.update(lossRatio: 0.5, sending: 2_000_000, overrun: true, at: .seconds(1))
         #expect(overrun.bitrate == 1_000_000)
         overrun.update(lossRatio: 0, sending: 1_000_000, at: .seconds(2))
         #expect(abs(overrun.bitrate - 1_020_000) < 1)
