@@ -67,6 +67,9 @@ struct PacketHistoryTests {
         history.store([2], sequenceNumber: 21, at: .seconds(1.5))
         #expect(history.fate(of: 20, at: .seconds(1.5), roundTrip: .milliseconds(1)) == .inFlight)
         #expect(history.fate(of: 20, at: .seconds(1.502), roundTrip: .milliseconds(1)) == .overdue)
+        // The packet after 20 left half a second before 2 s: that long it may have waited on the way.
+        #expect(history.followed(20, at: .seconds(2)) == .milliseconds(500))
+        #expect(history.followed(21, at: .seconds(2)) == nil)
         // Across the wrap of the 16-bit numbers too.
         history.store([3], sequenceNumber: 65535, at: .seconds(2))
         history.store([4], sequenceNumber: 0, at: .seconds(2))
