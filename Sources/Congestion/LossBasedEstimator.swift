@@ -33,6 +33,12 @@ public struct LossBasedEstimator: Sendable {
     /// 150 kbit/s in one report.
     static let backOffFloor = 0.5
 
+    /// An overrun takes at least this much off, as TCP's response to a loss
+    /// event does: from behind a full queue a receiver asks for only some of
+    /// what it lost (rtpbin behind a 1.5 Mbit/s tbf, a third: it gives up
+    /// without asking on packets too late to repair).
+    static let overrunDecrease = 0.3
+
     public private(set) var bitrate: Double
     public private(set) var lastLossRatio: Double?
     /// Where loss was last seen: what got through at high loss, what was
@@ -63,7 +69,7 @@ public struct LossBasedEstimator: Sendable {
             // 1 − link/sent, so this lands on the link in a step or two, where half the loss took
             // five seconds on a 1.5 Mbit/s uplink. Loss with no queue in front of it is a burst (a
             // keyframe overflowing a receiver's socket) or random: half the loss, the classic rule.
-            let share = overrun ? loss : 0.5 * loss
+            let share = overrun ? max(loss, Self.overrunDecrease) : 0.5 * loss
             bitrate = max(max(min(bitrate, sending), Self.backOffFloor * bitrate) * (1 - share), Self.backOffFloor * bitrate)
             // Where the path ran out is what got through, not the rate that overran it.
             if overrun, !applicationLimited { lossOnset = bitrate }
