@@ -21,7 +21,7 @@ def parse_diagnostics(text):
     figures = {"text": text}
     patterns = {
         "pli": r"feedback: PLI (\d+)", "fir": r"FIR (\d+), NACK", "nack": r"NACK (\d+), RR", "rr": r"RR (\d+) \(",
-        "remb": r"REMB (\d+),", "transportcc": r"transport-cc (\d+),", "unauthenticated": r"unauthenticated (\d+)",
+        "remb": r"REMB (\d+),", "transportcc": r"transport-cc (\d+)", "unauthenticated": r"unauthenticated (\d+)",
         "retransmitted": r"retransmitted (\d+)", "packets": r"packets: sent (\d+)",
         "made": r"keyframes: made (\d+)", "asked": r"keyframes: made \d+, asked (\d+)",
         "answered": r"answered (\d+)", "coalesced": r"coalesced (\d+)", "transceivers": r"transceivers (\d+)",
