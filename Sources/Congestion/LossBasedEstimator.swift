@@ -33,11 +33,13 @@ public struct LossBasedEstimator: Sendable {
     /// 150 kbit/s in one report.
     static let backOffFloor = 0.5
 
-    /// An overrun takes at least this much off, as TCP's response to a loss
-    /// event does: from behind a full queue a receiver asks for only some of
-    /// what it lost (rtpbin behind a 1.5 Mbit/s tbf, a third: it gives up
-    /// without asking on packets too late to repair).
-    static let overrunDecrease = 0.3
+    /// An overrun takes at least this much off, as TCP halves its window on
+    /// a loss event: from behind a full queue a receiver asks for only some
+    /// of what it lost (rtpbin behind a 1.5 Mbit/s tbf, a third: it gives up
+    /// without asking on packets too late to repair), so what its NACKs say
+    /// got through is an upper bound. Taking off less left a 4 Mbit/s start
+    /// overrunning that tbf for four seconds, three back-offs of 30 %.
+    static let overrunDecrease = 0.5
 
     public private(set) var bitrate: Double
     public private(set) var lastLossRatio: Double?
@@ -62,7 +64,9 @@ public struct LossBasedEstimator: Sendable {
         lastLossRatio = loss
         defer { lastUpdate = now }
         if loss >= Self.lowLoss, !applicationLimited { lossOnset = sending }
-        if loss > Self.highLoss {
+        // Behind a standing queue even a little loss is the bottleneck's tail drop: the queue is
+        // full, so the rate is above the path however few of its drops the receiver asks for.
+        if loss > Self.highLoss || (overrun && loss >= Self.lowLoss) {
             if let lastDecrease, now - lastDecrease < Self.decreaseInterval { return }
             lastDecrease = now
             // Behind a full queue what got through is the path: a tail-drop bottleneck loses
@@ -70,9 +74,10 @@ public struct LossBasedEstimator: Sendable {
             // five seconds on a 1.5 Mbit/s uplink. Loss with no queue in front of it is a burst (a
             // keyframe overflowing a receiver's socket) or random: half the loss, the classic rule.
             let share = overrun ? max(loss, Self.overrunDecrease) : 0.5 * loss
-            bitrate = max(max(min(bitrate, sending), Self.backOffFloor * bitrate) * (1 - share), Self.backOffFloor * bitrate)
+            let base = max(min(bitrate, sending), Self.backOffFloor * bitrate)
+            bitrate = max(base * (1 - share), Self.backOffFloor * bitrate)
             // Where the path ran out is what got through, not the rate that overran it.
-            if overrun, !applicationLimited { lossOnset = bitrate }
+            if overrun, !applicationLimited { lossOnset = base * (1 - loss) }
         } else if loss >= Self.lowLoss {
             if applicationLimited { return }
             bitrate = min(bitrate, sending * (1 - loss))

@@ -1,4 +1,5 @@
 @testable import Congestion
+import Foundation
 import Media
 import Testing
 
@@ -39,27 +40,33 @@ struct LossAndProbeTests {
         #expect(meter.takeLossRatio(at: .seconds(2), settle: .milliseconds(100))?.ratio == 0)
     }
 
-    @Test func lossRules_behindAQueue_backOffToWhatGotThrough_otherwiseByHalfTheLoss() {
+    @Test func lossRules_behindAQueue_halveAtLeast_otherwiseByHalfTheLoss() {
         var estimator = LossBasedEstimator(bitrate: 2_000_000)
-        // 40 % lost of 2 Mbit/s behind a standing queue: 1.2 Mbit/s got through.
+        // 40 % lost of 2 Mbit/s behind a standing queue: at most 1.2 Mbit/s got
+        // through, and the receiver may have asked for only some of its losses: half.
         estimator.update(lossRatio: 0.4, sending: 2_000_000, overrun: true, at: .seconds(1))
-        #expect(estimator.bitrate == 1_200_000)
-        estimator.update(lossRatio: 0.05, sending: 1_200_000, at: .seconds(2))
-        #expect(estimator.bitrate == 1_140_000)
-        // Near the 1.2 Mbit/s at which loss was last seen: 2 % a second, not 8.
-        estimator.update(lossRatio: 0, sending: 1_140_000, at: .seconds(3))
-        #expect(abs(estimator.bitrate - 1_162_800) < 1)
+        #expect(estimator.bitrate == 1_000_000)
+        // 5 % with no queue in front: the path is full; hold at what it delivers.
+        estimator.update(lossRatio: 0.05, sending: 1_000_000, at: .seconds(2))
+        #expect(estimator.bitrate == 950_000)
+        // Loss began at 1 Mbit/s: below 0.9 of it growth is 8 % a second, near it 2 %.
+        estimator.update(lossRatio: 0, sending: 950_000, at: .seconds(3))
+        #expect(abs(estimator.bitrate - 969_000) < 1)
         // Sending little: low loss lets it grow no further than 1.5 × what is sent.
         estimator.update(lossRatio: 0, sending: 200_000, at: .seconds(4))
-        #expect(abs(estimator.bitrate - 1_162_800) < 1)
-        // 12 % told of from behind a full queue is an overrun all the same: at least 30 % off.
+        #expect(abs(estimator.bitrate - 969_000) < 1)
+        // 3 % told of from behind a full queue is the bottleneck's tail drop all the same: half.
         var undercounted = LossBasedEstimator(bitrate: 2_000_000)
-        undercounted.update(lossRatio: 0.12, sending: 2_000_000, overrun: true, at: .seconds(1))
-        #expect(abs(undercounted.bitrate - 1_400_000) < 1)
-        // The same loss with no queue in front of it (a burst, or random): half of it.
+        undercounted.update(lossRatio: 0.03, sending: 2_000_000, overrun: true, at: .seconds(1))
+        #expect(undercounted.bitrate == 1_000_000)
+        // Heavier loss with no queue in front of it (a burst, or random): half of it.
         var burst = LossBasedEstimator(bitrate: 2_000_000)
         burst.update(lossRatio: 0.2, sending: 2_000_000, at: .seconds(1))
         #expect(burst.bitrate == 1_800_000)
+        // A little loss with no queue: hold at what got through.
+        var random = LossBasedEstimator(bitrate: 2_000_000)
+        random.update(lossRatio: 0.03, sending: 2_000_000, at: .seconds(1))
+        #expect(random.bitrate == 1_940_000)
     }
 
     @Test func lossRules_oneBackOffLandsNoLowerThanHalf_whateverDipsWhatIsSent() {
@@ -82,6 +89,16 @@ struct LossAndProbeTests {
         #expect(overrun.bitrate == 1_000_000)
         overrun.update(lossRatio: 0, sending: 1_000_000, at: .seconds(2))
         #expect(abs(overrun.bitrate - 1_020_000) < 1)
+        // A quarter lost: halved to 1 Mbit/s, but 1.5 Mbit/s got through, so
+        // 8 % a second up to 0.9 of that, then 2 %.
+        var quarter = LossBasedEstimator(bitrate: 2_000_000)
+        quarter.update(lossRatio: 0.25, sending: 2_000_000, overrun: true, at: .seconds(0))
+        #expect(quarter.bitrate == 1_000_000)
+        for second in 1...4 { quarter.update(lossRatio: 0, sending: quarter.bitrate, at: .seconds(Double(second))) }
+        #expect(abs(quarter.bitrate - 1_000_000 * pow(1.08, 4)) < 1)
+        let near = quarter.bitrate
+        quarter.update(lossRatio: 0, sending: near, at: .seconds(5))
+        #expect(abs(quarter.bitrate - near * 1.02) < 1)
         // No loss ever seen: 8 % a second.
         var fresh = LossBasedEstimator(bitrate: 1_000_000)
         fresh.update(lossRatio: 0, sending: 1_000_000, at: .seconds(1))

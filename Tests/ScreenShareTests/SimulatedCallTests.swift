@@ -55,6 +55,26 @@ import Testing
         #expect(samples.last!.status.feedback == .receiverReports)
     }
 
+    @Test func nacksForAThirdOfTheLoss_fromTheCap_theQueueHasDrainedBy3Seconds() throws {
+        // rtpbin behind a full tbf asks for one lost packet in three: its NACKs
+        // say a 4 Mbit/s start into 1.5 Mbit/s loses a fifth, not the 60 % the
+        // queue drops. Each overrun halves the estimate, so by 3 s it is under
+        // the link, the queue drains, and from 3 s the bottleneck drops
+        // almost nothing: a viewer sees no freeze after the first seconds.
+        // (Each back-off's 0.3 off took three of them, to 4 s, 32 packets dropped after 3 s.)
+        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: Self.uplink(), feedback: .nacksForAThird)
+        defer { share.stop() }
+        var samples = share.sample(for: .seconds(3))
+        let droppedBy3 = share.peer!.droppedAtQueue
+        let sentBy3 = share.peer!.packets.count
+        samples += share.sample(for: .seconds(5))
+        let droppedAfter = share.peer!.droppedAtQueue - droppedBy3
+        let sentAfter = share.peer!.packets.count - sentBy3
+        #expect(droppedBy3 > 0, "the start overran the link")
+        #expect(samples.filter { $0.at >= 3 }.allSatisfy { $0.status.targetBitrate <= 1_500_000 }, "\(Self.megabits(samples))")
+        #expect(Double(droppedAfter) < 0.01 * Double(sentAfter), "\(droppedAfter) of \(sentAfter) dropped after 3 s: \(Self.megabits(samples))")
+    }
+
     @Test func underLossWithRTX_nacksAreAnsweredOnTheRTXStream_andNoNumberIsEverSentTwice() throws {
         // 3 % random loss and RTX negotiated (payload type 97): each NACKed
         // packet goes again as a new packet of the RTX stream, under its own

@@ -9,8 +9,8 @@ import Transport
 /// datagram the sender sends, keeps a copy, puts it through a
 /// `Congestion.SimulatedLink` (a `tc tbf`-like bottleneck) at the moment its
 /// abs-send-time says it left, and answers as the chosen receiver would —
-/// transport-wide feedback every 50–100 ms and NACKs, or NACKs alone, or
-/// nothing — with the RTP module's builders, protected as SRTCP when the
+/// transport-wide feedback every 50–100 ms and NACKs, or NACKs alone (for
+/// all it loses, or for a third), or nothing — with the RTP module's builders, protected as SRTCP when the
 /// share is, reaching the sender one return delay after the receiver sent it.
 ///
 /// It stands in for a receiver behind a bottleneck on the manual clock,
@@ -23,6 +23,9 @@ final class SimulatedPeer: @unchecked Sendable {
     enum Feedback: Sendable {
         case transportWide
         case nacksOnly
+        /// NACKs alone, for one lost packet in three: what rtpbin asks for
+        /// from behind a full tbf queue, where it gives up on the rest as too late.
+        case nacksForAThird
         case none
     }
 
@@ -58,6 +61,7 @@ final class SimulatedPeer: @unchecked Sendable {
     /// RTCP on its way back: when it reaches the sender, and its plain bytes.
     private var outgoing: [(at: Instant, packet: RTCPPacket)] = []
     private var highest: [UInt32: Int64] = [:]
+    private var lostSoFar = 0
     private var unwrappers: [UInt32: SequenceUnwrapper] = [:]
     private var nextFeedback: Instant
     private var random = SeededRandom(seed: 11)
@@ -156,7 +160,12 @@ final class SimulatedPeer: @unchecked Sendable {
         let extended = unwrappers[ssrc, default: SequenceUnwrapper()].unwrap(sequence)
         defer { highest[ssrc] = max(highest[ssrc] ?? extended, extended) }
         guard let top = highest[ssrc], extended > top + 1 else { return }
-        let lost = (top + 1..<extended).map { UInt16(truncatingIfNeeded: $0) }
+        var lost = (top + 1..<extended).map { UInt16(truncatingIfNeeded: $0) }
+        if feedback == .nacksForAThird {
+            lost = lost.enumerated().filter { (lostSoFar + $0.offset) % 3 == 0 }.map(\.element)
+            lostSoFar += Int(extended - top - 1)
+            guard !lost.isEmpty else { return }
+        }
         outgoing.append((arrival + link.propagationDelay,
                          .genericNACK(GenericNACK(senderSSRC: 0x5EED, mediaSSRC: ssrc, lostSequenceNumbers: lost))))
     }
