@@ -6,8 +6,3 @@ CHECKS = (gstreamer.CHECKS + gstreamer_feedback.CHECKS + gstreamer_constrained.C
 
 NAMES = [name for name, _, _ in CHECKS]
 
-# Run only when named: the sender does not meet them yet, and a run of every
-# check is what the test suite gates on. `--list` marks them.
-BY_NAME_ONLY = ["gstreamer-constrained"]
-
-DEFAULT = [name for name in NAMES if name not in BY_NAME_ONLY]
