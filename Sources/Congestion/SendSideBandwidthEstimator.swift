@@ -256,10 +256,11 @@ public struct SendSideBandwidthEstimator: Sendable {
         updateLossFromReports(at: now, reported: fractionLost)
     }
 
-    /// The sequence numbers one NACK asks for.
-    public mutating func onNack(sequenceNumbers: [UInt16], behindAQueue: Bool = false, at now: Instant) {
+    /// The sequence numbers one NACK asks for that were sent and followed;
+    /// `guesses`, how many more it named that were still on their way or not sent yet.
+    public mutating func onNack(sequenceNumbers: [UInt16], behindAQueue: Bool = false, guesses: Int = 0, at now: Instant) {
         feedbackHeard = true
-        nackLoss.recordNack(sequenceNumbers, behindAQueue: behindAQueue)
+        nackLoss.recordNack(sequenceNumbers, behindAQueue: behindAQueue, guesses: guesses)
         updateLossFromReports(at: now)
     }
 
@@ -294,6 +295,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     }
 
     public var isApplicationLimited: Bool { applicationLimit.isLimited }
+    /// The receiver's NACKs name packets before they can have been missed (docs/behaviour.md §7).
+    public var nacksAreGuesses: Bool { nackLoss.receiverGuesses }
 
     /// The delay-based estimate and what the delay trend says of the path.
     public var delayBased: (bitrate: Double, usage: BandwidthUsage) { (delayEstimate.bitrate, delayEstimate.usage) }

@@ -100,6 +100,7 @@ extension SenderConnection {
             + "delay-based \(Int(e.delayBased.bitrate) / 1000) kbit/s (\(e.delayBased.usage)), loss-based \(Int(e.lossBasedBitrate) / 1000) kbit/s, "
             + "acknowledged \(acknowledged), round trip \(Int(e.roundTrip.inMilliseconds)) ms"
             + (e.isApplicationLimited ? ", application-limited" : "")
+            + (e.nacksAreGuesses ? ", NACKs ask ahead (only losses behind a queue count)" : "")
     }
 
     /// The figures diagnostics show for this receiver.

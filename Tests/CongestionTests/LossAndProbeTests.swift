@@ -28,6 +28,26 @@ struct LossAndProbeTests {
         #expect(window?.ratio == 4.0 / 120.0 && window?.behindAQueue == true)
     }
 
+    @Test func nackLoss_fromAReceiverThatAsksAhead_countsOnlyLossBehindAQueue() {
+        // A busy rtpbin names, with each packet just sent, the next ones it
+        // expects: 40 of its 100 names are guesses. Of the 60 it asked for
+        // that were sent, only the 3 told of from behind a standing queue count.
+        var meter = NackLossMeter()
+        for i in 0..<120 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        for i in 0..<19 { meter.recordNack([UInt16(20 + 3 * i), UInt16(21 + 3 * i), UInt16(22 + 3 * i)], guesses: 2) }
+        meter.recordNack([10, 11, 12], behindAQueue: true, guesses: 2)
+        #expect(meter.receiverGuesses)
+        let window = meter.takeLossRatio(at: .seconds(1), settle: .milliseconds(100))
+        #expect(window?.ratio == 3.0 / 120.0 && window?.behindAQueue == true)
+        // A receiver that asks by its gaps: the same names, no guesses, all count.
+        var gaps = NackLossMeter()
+        for i in 0..<120 { gaps.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        for i in 0..<19 { gaps.recordNack([UInt16(20 + 3 * i), UInt16(21 + 3 * i), UInt16(22 + 3 * i)]) }
+        gaps.recordNack([10, 11, 12], behindAQueue: true, guesses: 1)
+        #expect(!gaps.receiverGuesses)
+        #expect(gaps.takeLossRatio(at: .seconds(1), settle: .milliseconds(100))?.ratio == 60.0 / 120.0)
+    }
+
     @Test func nackLoss_afterABackOff_judgesOnlyPacketsSentAtTheNewRate() {
         // 0…99 sent over 0.5 s at a rate that lost half of them; the rate is
         // lowered at 0.5 s; their NACKs come after it. 100…219 are all received.
