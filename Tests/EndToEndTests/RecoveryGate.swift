@@ -60,6 +60,14 @@ struct RecoveryGate {
         return nil
     }
 
+    /// Waits for the receiver's wedge to engage (within 15 s) and then to mend
+    /// (within `seconds`); returns when it mended, and when the receiver reported its view stalled.
+    func wedgeMended(within seconds: Double) throws -> (mended: Double, report: Double) {
+        _ = try #require(wait(15, from: "receiver", "\"event\":\"wedge\"", "engaged"))
+        let mended = try #require(wait(seconds, from: "receiver", "\"event\":\"wedge\"", "mended"))
+        return (mended, try #require(report))
+    }
+
     /// When the receiver first reported its view stalled.
     var report: Double? { client.firstTime(from: "receiver", containing: "\"screenStalled\":true") }
 

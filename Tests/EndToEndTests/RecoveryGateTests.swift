@@ -28,9 +28,7 @@ enum RecoveryGates {
     static func decoderWedge(link: String?) throws {
         let run = try RecoveryGate(wedge: "decoder", seconds: 32, link: link)
         defer { run.finish() }
-        _ = try #require(run.wait(15, from: "receiver", "\"event\":\"wedge\"", "engaged"))
-        let mended = try #require(run.wait(30, from: "receiver", "\"event\":\"wedge\"", "mended"))
-        let report = try #require(run.report)
+        let (mended, report) = try run.wedgeMended(within: 30)
         let (keyframe, rebuild) = (run.step("keyframe"), run.step("rebuild"))
         let restored = run.waitForRestore(after: mended)
         print("gate wedge (\(run.linkName)): after the report, keyframe \(RecoveryGate.format(keyframe.map { $0 - report })) s, "
@@ -54,9 +52,7 @@ enum RecoveryGates {
     static func stickyWedge(link: String?) throws {
         let run = try RecoveryGate(wedge: "sticky", seconds: 40, link: link)
         defer { run.finish() }
-        _ = try #require(run.wait(15, from: "receiver", "\"event\":\"wedge\"", "engaged"))
-        let mended = try #require(run.wait(35, from: "receiver", "\"event\":\"wedge\"", "mended"))
-        let report = try #require(run.report)
+        let (mended, report) = try run.wedgeMended(within: 35)
         let (keyframe, rebuild, shareAgain) = (run.step("keyframe"), run.step("rebuild"), run.step("shareAgain"))
         let restored = run.waitForRestore(after: mended)
         print("gate wedge-sticky (\(run.linkName)): after the report, keyframe \(RecoveryGate.format(keyframe.map { $0 - report })) s, "
