@@ -22,8 +22,10 @@ public struct LossBasedEstimator: Sendable {
     /// Back off at most this often: the loss reported just after a back-off
     /// still comes from the rate before it.
     static let decreaseInterval: Duration = .milliseconds(300)
-    /// The estimate may grow this far above the send rate, no further.
-    static let sendingHeadroom = 1.5
+    /// The estimate may grow this far above the send rate, no further: a
+    /// target the encoder never fills is untried, and the next keyframe or
+    /// burst of motion that does fill it overruns the path.
+    static let sendingHeadroom = 1.2
     static let sendingHeadroomFloor = 10_000.0
     static let maxIncreaseInterval: Duration = .seconds(1)
     /// One back-off starts from, and lands on, no lower than this share of

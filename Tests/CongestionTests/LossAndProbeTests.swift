@@ -72,7 +72,7 @@ struct LossAndProbeTests {
         // Loss began at 1 Mbit/s: below 0.9 of it growth is 8 % a second, near it 2 %.
         estimator.update(lossRatio: 0, sending: 950_000, at: .seconds(3))
         #expect(abs(estimator.bitrate - 969_000) < 1)
-        // Sending little: low loss lets it grow no further than 1.5 × what is sent.
+        // Sending little: low loss lets it grow no further than 1.2 × what is sent.
         estimator.update(lossRatio: 0, sending: 200_000, at: .seconds(4))
         #expect(abs(estimator.bitrate - 969_000) < 1)
         // 3 % told of from behind a full queue is the bottleneck's tail drop all the same: half.
