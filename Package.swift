@@ -21,9 +21,10 @@ let package = Package(
         .systemLibrary(name: "CXCB", pkgConfig: "xcb", providers: [.apt(["libxcb1-dev"])]),
         .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CMalloc"),
 
         .target(name: "Media"),
-        .target(name: "Events"),
+        .target(name: "Events", dependencies: ["CMalloc"]),
         .target(name: "YUV", dependencies: ["CYUV", "Media"]),
         .target(name: "Capture", dependencies: ["Media"]),
         .target(name: "Synthetic", dependencies: ["Media", "Capture"]),

@@ -110,6 +110,7 @@ let receiver: ScreenReceiver
 do { receiver = try ScreenReceiver(options: options, output: output) } catch { fail("\(error)") }
 output.event("listening", [("address", .string(receiver.localAddress.description))],
              human: "Listening on \(receiver.localAddress)")
+HeapSettings.apply()
 SignalMask.unblockControlSignals()
 signal(SIGINT, SIG_IGN)
 signal(SIGTERM, SIG_IGN)

@@ -23,6 +23,7 @@ func run(_ name: String, _ body: () throws(ArgumentParser.Failure) -> Int32) -> 
     }
 }
 
+HeapSettings.apply()
 SignalMask.unblockControlSignals()
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
