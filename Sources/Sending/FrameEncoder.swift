@@ -3,6 +3,7 @@ import Encoders
 import Media
 import YUV
 import ControlProtocol
+import Events
 
 /// One encoder generation: the codec instance and its picture buffer, used
 /// only on the encode thread it was made for. A fresh encoder is a new one;
@@ -33,9 +34,20 @@ final class FrameEncoder: @unchecked Sendable {
                 return
             }
         }
-        encoder = nil
+        if encoder != nil {
+            encoder = nil
+            HeapSettings.returnFreedPages()
+        }
         encoder = try VideoEncoder(codec, settings: wanted)
         picture.resize(width: wanted.width, height: wanted.height)
+    }
+
+    /// The generation is over: its codec instance and picture are freed now,
+    /// not whenever the last reference goes, and their pages given back.
+    func close() {
+        encoder = nil
+        picture = I420Picture(width: 16, height: 16)
+        HeapSettings.returnFreedPages()
     }
 
     /// Encodes `surface` as the picture at `timestamp`, handing it to

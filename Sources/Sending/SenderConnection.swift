@@ -272,6 +272,7 @@ public final class SenderConnection: @unchecked Sendable {
             guard state.running, state.encodeGeneration == generation, let frame = surface else {
                 lock.unlock()
                 if let surface { pool.release(surface) }
+                encoder.close()
                 return
             }
             let now = clock.now
