@@ -17,6 +17,7 @@ final class ShareDiagnostics: Sendable {
         var lines = ["screenshare diagnostics", "source: \(session.sourceName), policy: \(session.policy.displayName)"]
         let pool = session.surfaceCounters
         lines.append("surfaces: \(pool.written) written, \(pool.droppedAllHeld) dropped (all held), \(pool.droppedLate) dropped late")
+        lines.append(session.layerLine)
         for c in session.receivers {
             let status = session.status(of: c, watchdog: recovery.doing(for: c.config.id))
             lines.append("receiver \(c.config.id) (\(c.config.displayName)) at \(c.destination), \(c.config.srtp == nil ? "plain RTP" : "SRTP")")

@@ -23,6 +23,7 @@ public final class ShareSession: @unchecked Sendable {
     private var parameters: ShareParameters
     private let pool: SurfacePool
     private let hub: FrameHub
+    private let layers: EncoderLayers
     private var running = false
 
     public init(source: any CaptureSource, parameters: ShareParameters, clock: any MonotonicClock, output: EventOutput) {
@@ -32,7 +33,10 @@ public final class ShareSession: @unchecked Sendable {
         self.output = output
         // Every source is capped at 1920 on the long side, whichever way up: a switch never needs a bigger pool.
         pool = SurfacePool(width: CaptureLimits.maxLongSide, height: CaptureLimits.maxLongSide)
-        hub = FrameHub(pool: pool, clock: clock)
+        let hub = FrameHub(pool: pool, clock: clock)
+        self.hub = hub
+        layers = EncoderLayers(share: parameters, clock: clock, output: output, pool: pool, latestFrame: { hub.holdLatest() })
+        hub.deliver(to: layers)
         feed = CaptureFeed(into: hub)
     }
 
@@ -52,27 +56,33 @@ public final class ShareSession: @unchecked Sendable {
     }
 
     @discardableResult
+    /// A receiver joins the layer its stream and estimate suit (docs/behaviour.md §12).
     public func addReceiver(_ config: ReceiverConfig, fault: EncoderFault? = nil) throws -> SenderConnection {
-        let hub = self.hub
-        let connection = try SenderConnection(
-            config: config, share: lock.withLock { parameters }, clock: clock, output: output,
-            pool: pool, fault: fault, latestFrame: { hub.holdLatest() })
-        hub.add(connection)
+        let connection = try SenderConnection(config: config, clock: clock, output: output)
+        layers.add(connection, fault: fault)
         connection.start()
         return connection
     }
 
     public func removeReceiver(_ connection: SenderConnection) {
-        hub.remove(connection)
+        layers.remove(connection)
         connection.stop()
     }
 
-    public var receivers: [SenderConnection] { hub.all }
+    public var receivers: [SenderConnection] { layers.connections }
+
+    /// Moves receivers whose estimate has changed class to that class's layer; called on the recovery tick.
+    public func lookAfterLayers() {
+        layers.rebalance()
+    }
+
+    /// The layers and who is on each, for diagnostics.
+    public var layerLine: String { layers.diagnosticLine }
 
     /// Applies a policy to the running share: the next frame is encoded by it.
     public func setPolicy(_ policy: SendPolicy) {
         lock.withLock { parameters.policy = policy }
-        for c in hub.all { c.setPolicy(policy) }
+        layers.setPolicy(policy)
         output.log(.info, "screen", "policy set to \(policy.displayName)")
     }
 
@@ -129,7 +139,7 @@ public final class ShareSession: @unchecked Sendable {
         }
         guard wasRunning else { return }
         switching.withLock { currentSource.stop() }
-        for c in hub.all { removeReceiver(c) }
+        for c in layers.connections { removeReceiver(c) }
         hub.releaseLatest()
         output.event("share", [("state", .string("off")), ("reason", .string(reason))], human: "Share stopped: \(reason)")
     }

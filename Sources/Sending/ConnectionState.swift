@@ -22,18 +22,8 @@ public struct ShareParameters: Sendable {
 
 /// One connection's figures and decisions, guarded by the connection's lock.
 struct ConnectionState {
-    /// docs/behaviour.md §2.5: the last frame is encoded again once a second while the screen is still.
-    static let stillRepeatInterval: Duration = .seconds(1)
     /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
     static let senderReportInterval: Duration = .seconds(1)
-    /// The encoder aims below the target, which counts every header the link
-    /// carries (RTP, extensions, SRTP, UDP, IP): the rest is room for
-    /// retransmissions and x264's overshoot.
-    static let encoderShare = 0.85
-    /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
-    static let cpuBusyFraction = 0.8
-
-    var share: ShareParameters
     /// The stream now sent; replaced by a rebuild or share-again.
     var transceiver: Transceiver
     var ssrc: UInt32 { transceiver.ssrc }
@@ -41,35 +31,9 @@ struct ConnectionState {
     var bandwidth: SendSideBandwidthEstimator
     let started: Instant
     var running = true
-    var pending: Surface?
-    var gate = KeyframeGate()
-    /// Which encode thread is current; older ones exit (or, stuck, are abandoned).
-    var encodeGeneration = 0
-    /// When the current encode call began; nil between calls.
-    var encodeBusySince: Instant?
-    var abandonedEncoders = 0
     var transceivers = 1
-    var encoderSettings: EncoderSettings?
-    /// Recovery's "a third smaller for 30 s": the scale, and until when.
-    var shrink: (factor: Double, until: Instant)?
-    var balanced = BalancedSizer()
-    var encodedSize = (0, 0)
-
-    var framesIn = 0
-    var framesSuperseded = 0
-    var framesDroppedLate = 0
-    /// Frames a policy let fall to hold its size on a short link.
-    var framesSkippedForRate = 0
-    /// Frames not encoded because the pacer's queue was already long.
-    var framesHeldForLink = 0
-    var framesEncoded = 0
     var framesSent = 0
-    var stillRepeats = 0
-    /// Still-frame repeats (and keyframes from the last frame) handed to the encoder, made or not.
-    var repeatsTaken = 0
-    var keyframesMade = 0
     var keyframesAsked = 0
-    var encoderErrors = 0
     var protectErrors = 0
     var sendErrors = 0
     /// Every first send, on any SSRC this connection has had.
@@ -115,49 +79,18 @@ struct ConnectionState {
     var lastFractionLost = 0.0
 
     var glassToPacket = LatencyRecorder()
-    var encodedMeter = RateMeter()
     var sentMeter = RateMeter()
     var bitrateMeter = RateMeter()
-    /// Microseconds spent encoding, a second: how busy the encoder is.
-    var encodeTime = RateMeter()
-
     /// - Parameters:
     ///   - transportWide: the receiver negotiated transport-wide feedback.
     ///   - probePacketSize: the size on the wire of the padding packets probes are sent in.
-    init(share: ShareParameters, transceiver: Transceiver, destination: SocketAddress, cap: Int, transportWide: Bool,
+    init(transceiver: Transceiver, destination: SocketAddress, cap: Int, transportWide: Bool,
          probePacketSize: Int, started: Instant) {
-        self.share = share
         self.transceiver = transceiver
         self.destination = destination
         bandwidth = SendSideBandwidthEstimator(cap: cap, feedbackKind: transportWide ? .transportWide : .receiverReports,
-                                               probePacketSize: probePacketSize, applicationShare: ConnectionState.encoderShare)
+                                               probePacketSize: probePacketSize, applicationShare: LayerState.encoderShare)
         self.started = started
-    }
-
-    /// The encoder settings for a frame of this size now, and the frame rate
-    /// to encode at. A policy that lets frames fall skips frames rather than
-    /// change the encoder's rate: a new rate would need a new encoder, and a keyframe.
-    mutating func plan(sourceWidth: Int, sourceHeight: Int, codec: ReceiverConfig.Codec, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
-        let target = bandwidth.target(at: now)
-        let encoderBitrate = Int(Double(target.bitrate) * ConnectionState.encoderShare)
-        let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
-        var limit = levelLimit
-        if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
-        var balancedScale: Double?
-        if share.policy == .balanced {
-            let bits = EncodingPlan.balancedBitsPerPixel(policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
-                                                         fps: share.fps, bitrate: encoderBitrate)
-            balancedScale = balanced.update(bitsPerPixel: bits, settled: target.limit != .probing, at: now)
-        }
-        let plan = EncodingPlan.make(
-            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
-            bitrate: encoderBitrate, levelLimit: limit, balancedScale: balancedScale, shrink: recoveryScale)
-        var profile = ProfileLevelID.Profile.constrainedBaseline
-        if case .h264(let id) = codec { profile = id.profile }
-        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, target: target.bitrate,
-                                                profile: profile, favourDetail: share.policy == .detail,
-                                                screenContent: share.policy != .motion)
-        return (settings, plan.fps)
     }
 
     /// Inbound SRTCP streams kept, each about half a kilobyte in libsrtp: a receiver

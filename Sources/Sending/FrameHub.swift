@@ -2,15 +2,15 @@ import Capture
 import Foundation
 import Media
 
-/// Takes each capture and hands it to every connection; keeps the latest
-/// frame held for the still-frame repeat and for keyframes on a still screen.
+/// Takes each capture and hands it to every layer; keeps the latest frame
+/// held for the still-frame repeat and for keyframes on a still screen.
 package final class FrameHub: CaptureSink, @unchecked Sendable {
     // Safety: guarded by `lock`.
     private let lock = NSLock()
     private let pool: SurfacePool
     private let clock: any MonotonicClock
     private var latest: Surface?
-    private var connections: [SenderConnection] = []
+    private var layers: EncoderLayers?
     private var captured = RateMeter()
     private var onActivity: @Sendable (Bool) -> Void = { _ in }
     private var onFailure: @Sendable (CaptureError) -> Void = { _ in }
@@ -28,26 +28,21 @@ package final class FrameHub: CaptureSink, @unchecked Sendable {
         }
     }
 
-    package func add(_ connection: SenderConnection) {
-        lock.withLock { connections.append(connection) }
+    /// Where captures go from now on.
+    package func deliver(to layers: EncoderLayers) {
+        lock.withLock { self.layers = layers }
     }
-
-    package func remove(_ connection: SenderConnection) {
-        lock.withLock { connections.removeAll { $0 === connection } }
-    }
-
-    package var all: [SenderConnection] { lock.withLock { connections } }
 
     package func captured(_ surface: Surface) {
         let now = clock.now
-        let (targets, activity) = lock.withLock { () -> ([SenderConnection], @Sendable (Bool) -> Void) in
+        let (layers, activity) = lock.withLock { () -> (EncoderLayers?, @Sendable (Bool) -> Void) in
             pool.hold(surface)
             if let old = latest { pool.release(old) }
             latest = surface
             captured.record(at: now)
-            return (connections, onActivity)
+            return (self.layers, onActivity)
         }
-        for c in targets { c.offer(surface) }
+        layers?.offer(surface)
         activity(true)
     }
 

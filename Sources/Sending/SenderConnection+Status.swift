@@ -9,42 +9,40 @@ extension SenderConnection {
     /// The figures behind the status lines for this receiver.
     package func status(capturedFPS: Double, watchdog: String) -> ShareStatus {
         let now = clock.now
+        let encoding = layerFigures
         return lock.withLock {
             var s = ShareStatus()
-            s.width = state.encodedSize.0
-            s.height = state.encodedSize.1
+            s.width = encoding.encodedSize.0
+            s.height = encoding.encodedSize.1
             s.sentFPS = state.sentMeter.rate(at: now)
             s.fps = s.sentFPS
-            s.encodedFPS = state.encodedMeter.rate(at: now)
+            s.encodedFPS = encoding.encodedFPS
             s.capturedFPS = capturedFPS
             s.bitrate = Int(state.bitrateMeter.rate(at: now))
             let target = state.bandwidth.target(at: now)
             s.targetBitrate = target.bitrate
             s.codec = config.codec.name
             s.path = config.rtcpDestination == nil ? "direct" : "via SFU"
-            s.keyframesMade = state.keyframesMade
+            s.keyframesMade = encoding.keyframesMade
             s.keyframesAsked = state.keyframesAsked
-            s.framesDroppedLate = state.framesDroppedLate
-            s.framesDroppedBusy = Int(pool.counters.droppedAllHeld)
+            s.framesDroppedLate = encoding.framesDroppedLate
+            s.framesDroppedBusy = encoding.framesDroppedBusy
             s.packetsDroppedPacer = queue.dropped
             s.watchdog = watchdog
             s.framesSent = state.framesSent
-            s.framesEncoded = state.framesEncoded
+            s.framesEncoded = encoding.framesEncoded
             s.glassToPacketP50 = state.glassToPacket.percentile(0.5)
             s.glassToPacketP99 = state.glassToPacket.percentile(0.99)
-            s.limitation = limitation(target: target, now: now)
+            s.limitation = encoding.busy > LayerState.cpuBusyFraction ? .cpu : target.limit.isPath ? .bandwidth : .none
             s.feedback = target.limit == .noFeedback ? .none
                 : state.bandwidth.feedbackKind == .transportWide ? .transportWide : .receiverReports
             return s
         }
     }
 
-    /// Bandwidth limits a share when something below the cap sets the target;
-    /// the CPU does when encoding takes most of each frame period.
-    private func limitation(target: SendSideBandwidthEstimator.Target, now: Instant) -> ShareStatus.Limitation {
-        let busy = state.encodeTime.rate(at: now) / 1_000_000
-        if busy > ConnectionState.cpuBusyFraction { return .cpu }
-        return target.limit.isPath ? .bandwidth : .none
+    /// What this receiver's layer has encoded; nothing before it has joined one.
+    var layerFigures: EncoderLayer.Figures {
+        lock.withLock { layer }?.figures ?? EncoderLayer.Figures()
     }
 
     /// Whether encoded frames are waiting on the link: packets are queued for
@@ -60,7 +58,8 @@ extension SenderConnection {
     /// screen the repeat is all that goes in, and an encoder that stalls
     /// there must still be seen taking frames in and giving nothing out.
     package var counters: (framesIn: Int, encoded: Int, sent: Int) {
-        lock.withLock { (state.framesIn + state.repeatsTaken, state.framesEncoded, state.framesSent) }
+        let encoding = layerFigures
+        return lock.withLock { (encoding.framesIn + encoding.repeatsTaken, encoding.framesEncoded, state.framesSent) }
     }
 
     /// What the receiver's reports say about the stream now sent, for the restart detector.
@@ -68,20 +67,11 @@ extension SenderConnection {
         lock.withLock { (state.reporter, state.reporterHearsUs, state.packetsSent) }
     }
 
-    package var stillRepeats: Int { lock.withLock { state.stillRepeats } }
+    package var stillRepeats: Int { layerFigures.stillRepeats }
     /// How long what waits in the pacer takes to leave.
     package var pacerDelay: Duration { queue.delay }
-    package var framesHeldForLink: Int { lock.withLock { state.framesHeldForLink } }
-    package var keyframesMade: Int { lock.withLock { state.keyframesMade } }
-}
-
-extension SenderConnection {
-    package func setPolicy(_ policy: SendPolicy) {
-        lock.withLock {
-            state.share.policy = policy
-            state.balanced = BalancedSizer()
-        }
-    }
+    package var framesHeldForLink: Int { layerFigures.framesHeldForLink }
+    package var keyframesMade: Int { layerFigures.keyframesMade }
 }
 
 extension SenderConnection {
@@ -105,13 +95,14 @@ extension SenderConnection {
 
     /// The figures diagnostics show for this receiver.
     package var diagnosticLines: [String] {
-        lock.withLock {
+        let e = layerFigures
+        return lock.withLock {
             var lines = [
-                "SSRC \(state.ssrc), transceivers \(state.transceivers), encoder generation \(state.encodeGeneration), "
-                    + "abandoned encoders \(state.abandonedEncoders)",
-                "frames: in \(state.framesIn) (and \(state.repeatsTaken) still-frame repeats), superseded \(state.framesSuperseded), encoded \(state.framesEncoded), "
-                    + "sent \(state.framesSent), still repeats \(state.stillRepeats), late \(state.framesDroppedLate), "
-                    + "let fall for the rate \(state.framesSkippedForRate), held for the link \(state.framesHeldForLink)",
+                "SSRC \(state.ssrc), transceivers \(state.transceivers), layer \(e.id) (\(e.members) receivers), "
+                    + "encoder generation \(e.generation), abandoned encoders \(e.abandonedEncoders)",
+                "frames: in \(e.framesIn) (and \(e.repeatsTaken) still-frame repeats), superseded \(e.framesSuperseded), encoded \(e.framesEncoded), "
+                    + "sent \(state.framesSent), still repeats \(e.stillRepeats), late \(e.framesDroppedLate), "
+                    + "let fall for the rate \(e.framesSkippedForRate), held for the link \(e.framesHeldForLink)",
                 "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused), "
                     + "asked for while in flight \(state.nackedInFlight)), "
                     + "pacer drops \(queue.dropped), queued \(Int(queue.delay.inMilliseconds)) ms, "
@@ -122,13 +113,13 @@ extension SenderConnection {
                     + "from elsewhere \(state.feedbackFromElsewhere), transport-cc \(state.transportFeedbackReceived); last report from SSRC "
                     + (state.reporter.map { "\($0) (\(state.reporterHearsUs ? "hears" : "does not hear") this stream)" } ?? "none"),
                 estimateLine,
-                "keyframes: made \(state.keyframesMade), asked \(state.keyframesAsked), answered \(state.gate.requestsAnswered), "
-                    + "coalesced \(state.gate.requestsCoalesced) (left to a repair \(state.gate.requestsLeftToRepair))",
+                "keyframes: made \(e.keyframesMade), asked \(state.keyframesAsked), answered \(e.keyframesAnswered), "
+                    + "coalesced \(e.keyframesCoalesced) (left to a repair \(e.keyframesLeftToRepair))",
             ]
-            if let e = state.encoderSettings {
-                lines.append("encoder: \(config.codec == .vp8 ? "libvpx VP8" : "x264 " + e.preset) \(e.width)×\(e.height) at \(e.fps) fps, \(e.bitrate / 1000) kbit/s, "
-                             + "\(e.profile.rawValue) level \(e.level), \(e.favourDetail ? "tuned for text" : "tuned for motion"), "
-                             + "errors \(state.encoderErrors)")
+            if let s = e.encoderSettings {
+                lines.append("encoder: \(config.codec == .vp8 ? "libvpx VP8" : "x264 " + s.preset) \(s.width)×\(s.height) at \(s.fps) fps, \(s.bitrate / 1000) kbit/s, "
+                             + "\(s.profile.rawValue) level \(s.level), \(s.favourDetail ? "tuned for text" : "tuned for motion"), "
+                             + "errors \(e.encoderErrors)")
             }
             return lines
         }

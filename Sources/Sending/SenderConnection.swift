@@ -10,40 +10,36 @@ import Transport
 import Synchronization
 import ControlProtocol
 
-/// Everything the share does for one receiver: its encoder (on a thread of
-/// its own), its pacer and SRTP protection (a second thread), and the
-/// feedback it reads back (a third). Removing or losing one receiver
+/// Everything the share does for one receiver but the encoding, which its
+/// layer does for every receiver on it (docs/behaviour.md §12): its
+/// transceiver, its pacer and SRTP protection (a thread of its own), and the
+/// feedback it reads back (a second). Removing or losing one receiver
 /// touches no other.
 public final class SenderConnection: @unchecked Sendable {
     // Safety: mutable state below `lock` is only touched while holding it;
-    // a transceiver only by the encode thread it was handed to; the SRTP
-    // sessions each on the one thread named beside them.
+    // the SRTP sessions each on the one thread named beside them. A layer
+    // may take `lock` while holding its own; this never calls a layer with
+    // `lock` held.
     public let config: ReceiverConfig
     let clock: any MonotonicClock
     let output: EventOutput
-    let pool: SurfacePool
     let socket: UDPSocket
     let protector: SRTPSession?         // send thread
     let feedbackUnprotector: SRTPSession? // feedback thread
     let queue: PacketQueue
     let history = Mutex(PacketHistory())
-    private let latestFrame: @Sendable () -> Surface?
 
     let lock: ClockCondition
     var state: ConnectionState
-    /// Threads still running, and those abandoned (an encode call that never returned).
+    /// The layer whose encoder feeds this receiver, set by the layer on joining.
+    var layer: EncoderLayer?
+    /// Threads still running.
     private var liveThreads: Set<String> = []
-    private var abandonedThreads: Set<String> = []
-    let fault: EncoderFault?
 
-    package init(config: ReceiverConfig, share: ShareParameters, clock: any MonotonicClock, output: EventOutput,
-         pool: SurfacePool, fault: EncoderFault? = nil, latestFrame: @escaping @Sendable () -> Surface?) throws {
-        self.fault = fault
+    package init(config: ReceiverConfig, clock: any MonotonicClock, output: EventOutput) throws {
         self.config = config
         self.clock = clock
         self.output = output
-        self.pool = pool
-        self.latestFrame = latestFrame
         let bind = config.bind ?? .bindAddress(reaching: [config.destination] + (config.rtcpDestination.map { [$0] } ?? []))
         socket = try UDPSocket(bindingTo: bind)
         if let srtp = config.srtp {
@@ -56,9 +52,9 @@ public final class SenderConnection: @unchecked Sendable {
         lock = clock.makeCondition()
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
         let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
-                                extensions: config.headerExtensions, generation: 0, firstSequence: config.firstSequence,
+                                extensions: config.headerExtensions, firstSequence: config.firstSequence,
                                 retransmission: config.retransmission)
-        state = ConnectionState(share: share, transceiver: first, destination: config.destination, cap: config.bitrateCap,
+        state = ConnectionState(transceiver: first, destination: config.destination, cap: config.bitrateCap,
                                 transportWide: config.headerExtensions.transportSequenceNumber != nil,
                                 probePacketSize: first.paddingPacketSize + SenderConnection.overhead(of: config),
                                 started: clock.now)
@@ -79,13 +75,8 @@ public final class SenderConnection: @unchecked Sendable {
     public var retransmissionSSRC: UInt32? { lock.withLock { state.transceiver.retransmission?.ssrc } }
 
     package func start() {
-        startEncoder(FrameEncoder(codec: config.codec, generation: 0))
         spawn("send-\(config.id)") { [self] in sendLoop() }
         spawn("feedback-\(config.id)") { [self] in feedbackLoop() }
-    }
-
-    private func startEncoder(_ encoder: FrameEncoder) {
-        spawn("encode-\(config.id)-\(encoder.generation)") { [self] in encodeLoop(encoder) }
     }
 
     private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
@@ -102,66 +93,40 @@ public final class SenderConnection: @unchecked Sendable {
         thread.start()
     }
 
-    /// Replaces the encode thread: the old one, if it is stuck inside an
-    /// encode call, is abandoned (counted), never waited for.
-    /// Call with `lock` held, after the transceiver has begun `generation`.
-    private func abandonEncoder(before generation: Int) {
-        abandonBusyEncoder()
-        state.encodeGeneration = generation
-        state.encodeBusySince = nil
-        lock.broadcast()
-    }
+    private var currentLayer: EncoderLayer? { lock.withLock { layer } }
 
-    /// Recovery's fresh encoder: a new x264 instance on a new thread, same
-    /// SSRC, the screen scaled by `shrink.factor` until `shrink.until`.
+    /// Recovery's fresh encoder: a new codec instance for this receiver's
+    /// layer, same SSRC, the screen scaled by `shrink.factor` until `shrink.until`.
     public func freshEncoder(shrink: (factor: Double, until: Instant), reason: String) {
-        let encoder = lock.withLock { () -> FrameEncoder in
-            state.shrink = shrink
-            state.gate.request(at: clock.now)
-            let generation = state.transceiver.beginGeneration()
-            abandonEncoder(before: generation)
-            return FrameEncoder(codec: config.codec, generation: generation)
-        }
         output.log(.info, "screen", "\(config.displayName): fresh encoder (\(reason))")
-        startEncoder(encoder)
-    }
-
-    /// The current encode thread, if it is inside an encode call, is not waited for again. Call with `lock` held.
-    private func abandonBusyEncoder() {
-        let current = "encode-\(config.id)-\(state.encodeGeneration)"
-        if liveThreads.contains(current) && state.encodeBusySince != nil {
-            abandonedThreads.insert(current)
-            state.abandonedEncoders += 1
-        }
+        currentLayer?.freshEncoder(shrink: shrink, reason: reason)
     }
 
     public func restoreFullSize() {
-        lock.withLock { state.shrink = nil }
+        currentLayer?.restoreFullSize()
     }
 
-    /// A new transceiver: a new SSRC, sequence and encoder, so a new decoder
-    /// at the receiver. Returns the new SSRC, which the call client must tell the peer.
+    /// A new transceiver: a new SSRC and sequence, so a new decoder at the
+    /// receiver, which starts at a keyframe its layer makes now. Returns the
+    /// new SSRC, which the call client must tell the peer.
     @discardableResult
     public func newTransceiver(reason: String) -> UInt32 {
-        let (ssrc, encoder) = lock.withLock { () -> (UInt32, FrameEncoder) in
+        let (ssrc, layer) = lock.withLock { () -> (UInt32, EncoderLayer?) in
             var ssrc = UInt32.random(in: 1...UInt32.max)
             while ssrc == state.ssrc { ssrc = UInt32.random(in: 1...UInt32.max) }
-            let generation = state.encodeGeneration + 1
             state.transceiver.retire()
             // A new stream's RTX is new too: the call client is told both SSRCs.
             state.transceiver = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
-                                            extensions: config.headerExtensions, generation: generation,
+                                            extensions: config.headerExtensions, feed: state.transceiver.feed,
                                             retransmission: config.retransmission.map { .init(payloadType: $0.payloadType) })
             state.transceivers += 1
             state.reporterHearsUs = false
-            state.gate.request(at: clock.now)
-            abandonEncoder(before: generation)
             queue.clear()
             history.withLock { $0.clear() }
-            return (ssrc, FrameEncoder(codec: config.codec, generation: generation))
+            return (ssrc, self.layer)
         }
         output.log(.info, "screen", "\(config.displayName): new transceiver, SSRC \(ssrc) (\(reason))")
-        startEncoder(encoder)
+        layer?.requestKeyframe(by: .recovery)
         return ssrc
     }
 
@@ -170,54 +135,30 @@ public final class SenderConnection: @unchecked Sendable {
         lock.withLock { state.destination = destination }
     }
 
-    /// Stops every thread, sends RTCP BYE, and releases held surfaces. An encode call
-    /// still running is abandoned, not waited for: a hung encoder holds up neither a
-    /// receiver's removal nor the end of the share (its thread exits if the call returns).
+    /// Stops every thread and sends RTCP BYE. The layer has let this receiver go before.
     package func stop() {
         lock.withLock {
             state.running = false
-            abandonBusyEncoder()
             lock.broadcast()
         }
         queue.close()
         lock.withLock {
-            while !liveThreads.subtracting(abandonedThreads).isEmpty { lock.wait() }
+            while !liveThreads.isEmpty { lock.wait() }
         }
         sendGoodbye()
-        lock.withLock {
-            if let pending = state.pending {
-                pool.release(pending)
-                state.pending = nil
-            }
-        }
         socket.close()
     }
 
-    // MARK: Frames in
-
-    /// A new capture: it replaces any frame still waiting (the newest wins;
-    /// a queue of old frames would only add delay).
-    func offer(_ surface: Surface) {
-        pool.hold(surface)
-        lock.withLock {
-            if let old = state.pending {
-                pool.release(old)
-                state.framesSuperseded += 1
-            }
-            state.pending = surface
-            state.framesIn += 1
-            lock.broadcast()
-        }
-    }
+    // MARK: Keyframes
 
     /// A keyframe recovery or the call client asks for: always made, at most
     /// one per 300 ms (docs/behaviour.md §7.4).
     public func requestKeyframe(reason: String) {
-        lock.withLock {
+        let layer = lock.withLock { () -> EncoderLayer? in
             state.keyframesAsked += 1
-            state.gate.request(at: clock.now, by: .recovery)
-            lock.broadcast()
+            return self.layer
         }
+        layer?.requestKeyframe(by: .recovery)
         output.log(.debug, "rtp", "\(config.displayName): keyframe asked for (\(reason))")
     }
 
@@ -226,146 +167,46 @@ public final class SenderConnection: @unchecked Sendable {
     /// is the limit (docs/behaviour.md §7.4).
     func receiverAskedForKeyframe(reason: String) {
         let queued = queue.delay
-        lock.withLock {
+        let (layer, window) = lock.withLock { () -> (EncoderLayer?, Duration) in
             state.keyframesAsked += 1
-            state.gate.request(at: clock.now, by: .receiver, repairWindow: state.repairWindow(queued: queued))
-            lock.broadcast()
+            return (self.layer, state.repairWindow(queued: queued))
         }
+        layer?.requestKeyframe(by: .receiver, repairWindow: window)
         output.log(.debug, "rtp", "\(config.displayName): keyframe asked for (\(reason))")
     }
 
-    // MARK: Encode thread
+    // MARK: What the layer asks
 
-    private func encodeLoop(_ encoder: FrameEncoder) {
-        let generation = encoder.generation
-        var lastEncode = clock.now
-        while true {
-            lock.lock()
-            var surface: Surface?
-            var isRepeat = false
-            while state.running && state.encodeGeneration == generation {
-                let now = clock.now
-                if let p = state.pending {
-                    surface = p
-                    state.pending = nil
-                    break
-                }
-                // A keyframe from the last frame at most once a frame period:
-                // an encoder that gives nothing back is not called in a loop.
-                let framePeriod = Duration.nanoseconds(1_000_000_000 / Int64(max(1, state.share.fps)))
-                let linkLimited = state.linkLimited(at: now)
-                let keyframeDue = state.gate.isPending && state.gate.shouldEncodeKeyframe(at: now, linkLimited: linkLimited)
-                    && now - lastEncode >= framePeriod
-                let repeatDue = now - lastEncode >= ConnectionState.stillRepeatInterval
-                if keyframeDue || repeatDue, let latest = latestFrame() {
-                    surface = latest
-                    isRepeat = true
-                    state.repeatsTaken += 1
-                    break
-                }
-                var wake = lastEncode + ConnectionState.stillRepeatInterval
-                if let k = state.gate.earliestKeyframe(linkLimited: linkLimited), k < wake { wake = max(k, lastEncode + framePeriod, now) }
-                // Due, but no frame has been captured yet: the first capture wakes this thread.
-                if wake <= now { wake = now + ConnectionState.stillRepeatInterval }
-                lock.wait(until: wake)
-            }
-            guard state.running, state.encodeGeneration == generation, let frame = surface else {
-                lock.unlock()
-                if let surface { pool.release(surface) }
-                encoder.close()
-                return
-            }
-            let now = clock.now
-            let transceiver = state.transceiver
-            let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: state.linkLimited(at: now))
-            let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, codec: config.codec, now: now, levelLimit: config.levelLimit)
-            let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
-            // docs/behaviour.md §7.5: a frame is held back, not queued behind
-            // seconds of others; the newest capture goes when the queue drains.
-            let held = !tooSoon && queue.delay > ConnectionState.maxQueueDelay
-            state.encodeBusySince = tooSoon || held ? nil : now
-            if tooSoon { state.framesSkippedForRate += 1 }
-            if held { state.framesHeldForLink += 1 }
-            lock.unlock()
-            defer { pool.release(frame) }
-            if tooSoon { continue }
-            if held {
-                // A repeat or keyframe from the last frame tries again a frame period on.
-                if isRepeat { lastEncode = now }
-                continue
-            }
+    /// Where a layer hands this receiver's packets: its transceiver now and its pacer's queue.
+    struct Feed {
+        let transceiver: Transceiver
+        let queue: PacketQueue
+    }
 
-            if !isRepeat && FrameLateness.isLate(captureTime: frame.captureTime, now: now) {
-                pool.countLateDrop()
-                lock.withLock {
-                    state.framesDroppedLate += 1
-                    state.encodeBusySince = nil
-                }
-                continue
-            }
-            if generation == 0, let fault, now - state.started >= fault.after {
-                injectFault(fault, generation: generation)
-                lastEncode = clock.now
-                continue
-            }
-            encode(frame, with: encoder, on: transceiver, settings: plan, keyframe: wantKeyframe, isRepeat: isRepeat, started: now)
-            lastEncode = clock.now
+    /// `layer` feeds this receiver from now on, from its encoder `feed`'s next keyframe.
+    func follow(_ layer: EncoderLayer, feed: Int) {
+        lock.withLock {
+            self.layer = layer
+            state.transceiver.follow(feed: feed)
         }
     }
 
-    /// The first encoder's fault: it produces nothing, or its call never returns.
-    private func injectFault(_ fault: EncoderFault, generation: Int) {
-        switch fault {
-        case .stops:
-            lock.withLock { state.encodeBusySince = nil }
-        case .hangs:
-            // Never returns, as a hung encode call does not: nothing may wait for it.
-            lock.withLock {
-                while true { lock.wait() }
-            }
-        }
+    func feedSnapshot() -> Feed {
+        lock.withLock { Feed(transceiver: state.transceiver, queue: queue) }
     }
 
-    private func encode(_ frame: Surface, with encoder: FrameEncoder, on transceiver: Transceiver, settings: EncoderSettings,
-                        keyframe: Bool, isRepeat: Bool, started: Instant) {
-        do {
-            try encoder.configure(settings)
-            let timestamp = transceiver.timestamp(for: isRepeat ? started : frame.captureTime)
-            if !isRepeat {
-                lock.withLock { state.glassToPacket.frameStarted(timestamp: timestamp, captured: frame.captureTime) }
-            }
-            // Each slice goes to the transceiver as x264 finishes it, from x264's threads.
-            let accepted = Atomic(false)
-            let queue = self.queue
-            let encoded = try encoder.encode(frame, timestamp: timestamp, keyframe: keyframe) { part, endsFrame, isKeyframe in
-                if transceiver.send(part, endsFrame: endsFrame, keyframe: isKeyframe, timestamp: timestamp,
-                                    generation: encoder.generation, into: queue) {
-                    accepted.store(true, ordering: .relaxed)
-                }
-            }
-            let sent = accepted.load(ordering: .relaxed)
-            let now = clock.now
-            lock.withLock {
-                guard state.encodeGeneration == encoder.generation else { return }
-                state.encodeBusySince = nil
-                state.encoderSettings = settings
-                state.encodeTime.record(Int((now - started).nanoseconds / 1000), at: now)
-                guard let encoded, sent else { return }
-                state.encodedMeter.record(at: now)
-                state.framesEncoded += 1
-                if isRepeat { state.stillRepeats += 1 }
-                if encoded.isKeyframe {
-                    state.gate.keyframeEncoded(at: now)
-                    state.keyframesMade += 1
-                }
-                state.encodedSize = (settings.width, settings.height)
-            }
-        } catch {
-            lock.withLock {
-                state.encodeBusySince = nil
-                state.encoderErrors += 1
-            }
-            output.log(.error, "screen", "\(config.displayName): \(error)")
+    func target(at now: Instant) -> SendSideBandwidthEstimator.Target {
+        lock.withLock { state.bandwidth.target(at: now) }
+    }
+
+    func linkLimited(at now: Instant) -> Bool {
+        lock.withLock { state.linkLimited(at: now) }
+    }
+
+    /// A captured frame goes to the encoder: glass-to-packet starts here.
+    func frameStarting(captured: Instant) {
+        lock.withLock {
+            state.glassToPacket.frameStarted(timestamp: state.transceiver.timestamp(for: captured), captured: captured)
         }
     }
 
@@ -440,19 +281,23 @@ public final class SenderConnection: @unchecked Sendable {
         do {
             let destination = lock.withLock { state.destination }
             try buffer.withUnsafeBytes { try socket.send(UnsafeRawBufferPointer(rebasing: $0[0..<wireLength]), to: destination) }
-            lock.withLock {
+            let keyframeLeft = lock.withLock { () -> EncoderLayer? in
                 state.bitrateMeter.record(wireLength * 8, at: now)
                 switch info.kind {
                 case .retransmission, .rtx:
-                    return
+                    return nil
                 case .probe:
                     state.probePacketsSent += 1
                     state.countSent(info)
+                    return nil
                 case .media:
                     state.countSent(info)
-                    if info.marker { frameLeft(info, at: now) }
+                    guard info.marker else { return nil }
+                    frameLeft(info, at: now)
+                    return info.keyframe ? layer : nil
                 }
             }
+            keyframeLeft?.keyframeLeft(at: now)
         } catch {
             lock.withLock { state.sendErrors += 1 }
         }
@@ -460,7 +305,6 @@ public final class SenderConnection: @unchecked Sendable {
 
     /// The last packet of a frame left. Call with `lock` held.
     private func frameLeft(_ info: PacketInfo, at now: Instant) {
-        if info.keyframe { state.gate.keyframeSent(at: now) }
         state.glassToPacket.lastPacketSent(timestamp: info.timestamp, at: now)
         state.framesSent += 1
         state.sentMeter.record(at: now)

@@ -4,15 +4,19 @@ import Synchronization
 import ControlProtocol
 
 /// One outgoing stream to one receiver: its SSRC, sequence numbers and
-/// timestamps, and which encoder generation may feed it. It is the only
-/// owner of that numbering, so no two packets ever share an (SSRC, sequence
-/// number): a replaced encoder that returns late is refused here, and a new
-/// transceiver (a new SSRC, so a new decoder at the receiver) starts afresh.
+/// timestamps, and which encoder may feed it. It is the only owner of that
+/// numbering, so no two packets ever share an (SSRC, sequence number): a
+/// replaced encoder that returns late is refused here, and a new transceiver
+/// (a new SSRC, so a new decoder at the receiver) starts afresh. Whenever
+/// its encoder changes (a fresh one, another layer's, a new stream) it
+/// takes nothing until that encoder's next keyframe, which is all a decoder
+/// can start from.
 final class Transceiver: Sendable {
     private struct Numbering {
         var stream: OutgoingRTPStream
         var packetizer: VideoPacketizer
-        var generation: Int
+        var feed: Int
+        var awaitingKeyframe = true
         var retired = false
         var scratch: [UInt8] = []
         var refused = 0
@@ -29,7 +33,7 @@ final class Transceiver: Sendable {
 
     /// `firstSequence` nil numbers from a random start.
     /// `retransmissionSSRC` is the RTX stream's when `retransmission` is given; random when nil.
-    init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, extensions: HeaderExtensionMap, generation: Int,
+    init(ssrc: UInt32, payloadType: UInt8, codec: ReceiverConfig.Codec, extensions: HeaderExtensionMap, feed: Int = 0,
          firstSequence: UInt16? = nil, retransmission: ReceiverConfig.Retransmission? = nil) {
         self.ssrc = ssrc
         self.retransmission = retransmission.map { rtx in
@@ -45,7 +49,7 @@ final class Transceiver: Sendable {
                                        timestampBase: stream.timestampBase, extensions: extensions)
         }
         paddingPacketSize = stream.paddingPacketSize
-        numbering = Mutex(Numbering(stream: stream, packetizer: VideoPacketizer(codec), generation: generation, scratch: scratch))
+        numbering = Mutex(Numbering(stream: stream, packetizer: VideoPacketizer(codec), feed: feed, scratch: scratch))
     }
 
     /// The size of each padding packet a probe is sent in.
@@ -55,16 +59,16 @@ final class Transceiver: Sendable {
         numbering.withLock { $0.stream.timestamp(for: captureTime) }
     }
 
-    var generation: Int { numbering.withLock { $0.generation } }
+    var feed: Int { numbering.withLock { $0.feed } }
 
-    /// Frames whose encoder had been replaced, or whose transceiver had, when they came out.
+    /// Frames refused: their encoder or this transceiver had been replaced, or a keyframe was awaited.
     var refusedFrames: Int { numbering.withLock { $0.refused } }
 
-    /// A new encoder takes over: whatever an older one still produces is refused.
-    func beginGeneration() -> Int {
+    /// Encoder `feed` takes over from its next keyframe: whatever another still produces is refused.
+    func follow(feed: Int) {
         numbering.withLock {
-            $0.generation += 1
-            return $0.generation
+            if $0.feed != feed { $0.awaitingKeyframe = true }
+            $0.feed = feed
         }
     }
 
@@ -73,18 +77,21 @@ final class Transceiver: Sendable {
         numbering.withLock { $0.retired = true }
     }
 
-    /// Packetizes a part of a frame of encoder `generation` into `queue`
-    /// under this stream's numbers, the marker on the last packet of the part
-    /// that ends the frame; false (and nothing queued) when that generation is
-    /// no longer the one feeding it. Parts come from the encoder's threads one
-    /// at a time, in order; the numbering lock keeps them whole.
-    func send(_ part: UnsafeRawBufferPointer, endsFrame: Bool, keyframe: Bool, timestamp: UInt32, generation: Int,
+    /// Packetizes a part of a frame of encoder `feed`, a picture of the
+    /// moment `stamp`, into `queue` under this stream's numbers, the marker on
+    /// the last packet of the part that ends the frame; false (and nothing
+    /// queued) when that encoder is not the one feeding it, or a keyframe is
+    /// awaited and this is none. Parts come from the encoder's threads one at
+    /// a time, in order, a frame's first part first; the numbering lock keeps them whole.
+    func send(_ part: UnsafeRawBufferPointer, endsFrame: Bool, keyframe: Bool, at stamp: Instant, feed: Int,
               into queue: PacketQueue) -> Bool {
         numbering.withLock { n in
-            guard !n.retired, n.generation == generation else {
+            if n.feed == feed && n.awaitingKeyframe && keyframe { n.awaitingKeyframe = false }
+            guard !n.retired, n.feed == feed, !n.awaitingKeyframe else {
                 if endsFrame { n.refused += 1 }
                 return false
             }
+            let timestamp = n.stream.timestamp(for: stamp)
             n.lastTimestamp = timestamp
             n.packetizer.packetize(part, endsFrame: endsFrame) { payload, last in
                 n.scratch.removeAll(keepingCapacity: true)

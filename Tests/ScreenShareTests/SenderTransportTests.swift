@@ -54,8 +54,8 @@ struct SenderTransportTests {
     /// The SR pairs the RTP time of the moment it is made, on the stream's own clock, with that moment's NTP
     /// time; its counts are the current SSRC's and start again with a new one.
     @Test func senderReport_isTheRTPTimeOfNow_withCountsOfItsOwnSSRC() {
-        let first = Transceiver(ssrc: 11, payloadType: 96, codec: .vp8, extensions: .standard, generation: 0)
-        var state = ConnectionState(share: ShareParameters(policy: .balanced, fps: 30), transceiver: first,
+        let first = Transceiver(ssrc: 11, payloadType: 96, codec: .vp8, extensions: .standard)
+        var state = ConnectionState(transceiver: first,
                                     destination: .ipv4Loopback(port: 9), cap: 4_000_000,
                                     transportWide: false, probePacketSize: 250, started: .zero)
         func sent(_ ssrc: UInt32, _ payload: Int) -> PacketInfo {
@@ -71,7 +71,7 @@ struct SenderTransportTests {
         #expect(report.packetCount == 2 && report.octetCount == 1200)
 
         // A new transceiver: its own SSRC and timestamp base. A packet of the old stream still leaving counts for neither.
-        let second = Transceiver(ssrc: 22, payloadType: 96, codec: .vp8, extensions: .standard, generation: 1)
+        let second = Transceiver(ssrc: 22, payloadType: 96, codec: .vp8, extensions: .standard)
         state.transceiver = second
         state.countSent(sent(11, 1000))
         let fresh = state.senderReport(now: .seconds(2), ntpTime: 1)

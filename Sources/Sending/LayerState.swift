@@ -1,0 +1,82 @@
+import Congestion
+import Encoding
+import Media
+import ControlProtocol
+
+/// One layer's encoding figures and decisions, guarded by the layer's lock.
+struct LayerState {
+    /// docs/behaviour.md §2.5: the last frame is encoded again once a second while the screen is still.
+    static let stillRepeatInterval: Duration = .seconds(1)
+    /// The encoder aims below the target, which counts every header the link
+    /// carries (RTP, extensions, SRTP, UDP, IP): the rest is room for
+    /// retransmissions and x264's overshoot.
+    static let encoderShare = 0.85
+    /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
+    static let cpuBusyFraction = 0.8
+
+    var share: ShareParameters
+    let started: Instant
+    var running = true
+    var pending: Surface?
+    var gate = KeyframeGate()
+    /// Which encode thread is current; older ones exit (or, stuck, are abandoned).
+    var encodeGeneration = 0
+    /// When the current encode call began; nil between calls.
+    var encodeBusySince: Instant?
+    var abandonedEncoders = 0
+    var encoderSettings: EncoderSettings?
+    /// Recovery's "a third smaller for 30 s": the scale, and until when.
+    var shrink: (factor: Double, until: Instant)?
+    var balanced = BalancedSizer()
+    var encodedSize = (0, 0)
+
+    var framesIn = 0
+    var framesSuperseded = 0
+    var framesDroppedLate = 0
+    /// Frames a policy let fall to hold its size on a short link.
+    var framesSkippedForRate = 0
+    /// Frames not encoded because a receiver's pacer queue was already long.
+    var framesHeldForLink = 0
+    var framesEncoded = 0
+    var stillRepeats = 0
+    /// Still-frame repeats (and keyframes from the last frame) handed to the encoder, made or not.
+    var repeatsTaken = 0
+    var keyframesMade = 0
+    var encoderErrors = 0
+
+    var encodedMeter = RateMeter()
+    /// Microseconds spent encoding, a second: how busy the encoder is.
+    var encodeTime = RateMeter()
+
+    init(share: ShareParameters, started: Instant) {
+        self.share = share
+        self.started = started
+    }
+
+    /// The encoder settings for a frame of this size now, at `target` (the
+    /// least its receivers' estimates allow), and the frame rate to encode
+    /// at. A policy that lets frames fall skips frames rather than change the
+    /// encoder's rate: a new rate would need a new encoder, and a keyframe.
+    mutating func plan(sourceWidth: Int, sourceHeight: Int, target: SendSideBandwidthEstimator.Target, codec: ReceiverConfig.Codec,
+                       now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
+        let encoderBitrate = Int(Double(target.bitrate) * LayerState.encoderShare)
+        let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
+        var limit = levelLimit
+        if share.startedInMotion { limit = min(limit ?? .level3_1, .level3_1) }
+        var balancedScale: Double?
+        if share.policy == .balanced {
+            let bits = EncodingPlan.balancedBitsPerPixel(policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+                                                         fps: share.fps, bitrate: encoderBitrate)
+            balancedScale = balanced.update(bitsPerPixel: bits, settled: target.limit != .probing, at: now)
+        }
+        let plan = EncodingPlan.make(
+            policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
+            bitrate: encoderBitrate, levelLimit: limit, balancedScale: balancedScale, shrink: recoveryScale)
+        var profile = ProfileLevelID.Profile.constrainedBaseline
+        if case .h264(let id) = codec { profile = id.profile }
+        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, target: target.bitrate,
+                                                profile: profile, favourDetail: share.policy == .detail,
+                                                screenContent: share.policy != .motion)
+        return (settings, plan.fps)
+    }
+}
