@@ -26,6 +26,7 @@ final class SimulatedShare: @unchecked Sendable {
     let connection: SenderConnection
     private let heartbeat: ShareHeartbeat
     private let sink: UDPSocket?
+    private let viewerSinks = Mutex<[UDPSocket]>([])
     let peer: SimulatedPeer?
     private final class Lines: Sendable {
         let written = Mutex<[(at: Instant, text: String)]>([])
@@ -80,9 +81,9 @@ final class SimulatedShare: @unchecked Sendable {
         connection = try session.addReceiver(config, fault: fault)
         peer?.start(sender: try SocketAddress(host: "127.0.0.1", port: connection.localAddress.port))
         recovery.attach(connection)
-        let (heartbeat, recovery, done) = (self.heartbeat, self.recovery, self.done)
+        let (heartbeat, recovery, done, session) = (self.heartbeat, self.recovery, self.done, self.session)
         Thread {
-            heartbeat.run(recovery: recovery.tick) { _ in true }
+            heartbeat.run(recovery: { recovery.tick(); session.lookAfterLayers() }) { _ in true }
             done.signal()
         }.start()
     }
@@ -102,9 +103,20 @@ final class SimulatedShare: @unchecked Sendable {
         }
     }
 
+    /// Another receiver of the same share, plain RTP to a socket nobody reads, its recovery attached as the first's.
+    func addViewer(_ id: String) throws -> SenderConnection {
+        let sink = try UDPSocket(bindingTo: SocketAddress(host: "127.0.0.1", port: 0))
+        viewerSinks.withLock { $0.append(sink) }
+        let viewer = try session.addReceiver(ReceiverConfig(id: id, displayName: id, destination: sink.localAddress, srtp: nil,
+                                                            bitrateCap: connection.config.bitrateCap, acceptPlainRTCP: true))
+        recovery.attach(viewer)
+        return viewer
+    }
+
     /// An RTCP datagram from the receiver's side, as the feedback thread would read it;
     /// protected by `protector` when the share has a key.
-    func receive(_ packet: RTCPPacket, protector: SRTPSession? = nil) {
+    func receive(_ packet: RTCPPacket, protector: SRTPSession? = nil, to target: SenderConnection? = nil) {
+        let connection = target ?? self.connection
         var bytes: [UInt8] = []
         try! packet.marshal(into: &bytes)
         var count = bytes.count
@@ -137,5 +149,6 @@ final class SimulatedShare: @unchecked Sendable {
         session.stop()
         peer?.stop()
         sink?.close()
+        viewerSinks.withLock { $0.forEach { $0.close() } }
     }
 }

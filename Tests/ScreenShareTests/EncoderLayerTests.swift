@@ -1,0 +1,143 @@
+import ControlProtocol
+import Media
+import RTP
+@testable import Sending
+import Testing
+@testable import ScreenShare
+
+/// Receivers sharing one encoder (docs/behaviour.md §12), with the real
+/// threads on a manual clock: each receiver its own stream, one encode for all.
+@Suite(.serialized) struct EncoderLayerTests {
+    /// Plain RTP to sockets nobody reads: no feedback, so every receiver stays at the cap.
+    private func share(viewers: Int) throws -> (SimulatedShare, [SenderConnection]) {
+        let share = try SimulatedShare(scenario: .motion)
+        let others = try (1...viewers).map { try share.addViewer("viewer\($0)") }
+        return (share, [share.connection] + others)
+    }
+
+    @Test func receiversOfOneStream_shareOneEncoder_andEachIsSentEveryFrame() throws {
+        let (share, all) = try share(viewers: 3)
+        defer { share.stop() }
+        share.run(for: .seconds(4))
+        let layer = all[0].layerFigures
+        #expect(share.session.layerLine.hasPrefix("layers: 1,"), "\(share.session.layerLine)")
+        #expect(layer.members == 4)
+        #expect(all.allSatisfy { $0.layerFigures.id == layer.id })
+        #expect(layer.framesEncoded >= 90, "encoded \(layer.framesEncoded) in 4 s")
+        // Each receiver is sent what the one encoder made, from its first keyframe on, under its own SSRC.
+        for c in all {
+            #expect(c.counters.sent >= layer.framesEncoded - 3, "\(c.config.id): sent \(c.counters.sent) of \(layer.framesEncoded)")
+        }
+        #expect(Set(all.map(\.ssrc)).count == 4)
+    }
+
+    @Test func keyframesAskedForByEveryReceiver_areOneIDRForTheLayer() throws {
+        let (share, all) = try share(viewers: 2)
+        defer { share.stop() }
+        share.run(for: .seconds(2))
+        let before = all[0].keyframesMade
+        for c in all { c.requestKeyframe(reason: "PLI") }
+        share.run(for: .milliseconds(200))
+        #expect(all[0].keyframesMade == before + 1, "keyframes \(before) → \(all[0].keyframesMade)")
+    }
+
+    /// The ladder's rebuild gives one person a new stream and a new decoder;
+    /// the others' streams carry on under their SSRCs, not restarted.
+    @Test func rebuildForOneReceiver_leavesTheOthersStreamsAlone() throws {
+        let (share, all) = try share(viewers: 1)
+        defer { share.stop() }
+        share.run(for: .seconds(2))
+        let (rebuilt, other) = (all[0], all[1])
+        let (oldSSRC, otherSSRC) = (rebuilt.ssrc, other.ssrc)
+        let otherSent = other.counters.sent
+        let newSSRC = rebuilt.newTransceiver(reason: "rebuild")
+        let rebuiltSent = rebuilt.counters.sent
+        share.run(for: .seconds(1))
+        #expect(newSSRC != oldSSRC && rebuilt.ssrc == newSSRC)
+        #expect(other.ssrc == otherSSRC)
+        #expect(other.counters.sent >= otherSent + 25, "the other was sent \(other.counters.sent - otherSent) frames in 1 s")
+        #expect(rebuilt.counters.sent >= rebuiltSent + 20, "the rebuilt stream was sent \(rebuilt.counters.sent - rebuiltSent) frames in 1 s")
+        #expect(all.allSatisfy { $0.layerFigures.generation == 0 }, "a rebuild makes no new encoder")
+    }
+
+    /// A receiver whose estimate falls to a lower class moves to a layer of
+    /// that class, and the others' encoder keeps their rate; when its estimate
+    /// is back it returns, and the lower layer goes.
+    @Test func receiverWhoseEstimateFalls_movesToALowerLayer_andBackWhenItRises() throws {
+        let (share, all) = try share(viewers: 1)
+        defer { share.stop() }
+        let (fast, slow) = (all[0], all[1])
+        share.run(for: .seconds(2))
+        func remb(_ bitrate: UInt64) {
+            share.receive(.receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate(senderSSRC: 7, bitrate: bitrate, ssrcs: [slow.ssrc])),
+                          to: slow)
+        }
+        for _ in 0..<6 {
+            remb(400_000)
+            share.run(for: .seconds(1))
+        }
+        #expect(share.session.layerLine.hasPrefix("layers: 2,"), "\(share.session.layerLine)")
+        #expect(fast.layerFigures.id != slow.layerFigures.id)
+        let fastRate = try #require(fast.layerFigures.encoderSettings?.bitrate)
+        let slowRate = try #require(slow.layerFigures.encoderSettings?.bitrate)
+        // Shared, both were at the slower one's rate; the 320×180 picture's level holds the faster at 768 kbit/s.
+        #expect(fastRate > 2 * slowRate && slowRate <= 400_000, "encoders at \(fastRate) and \(slowRate) bit/s")
+        let sent = slow.counters.sent
+        share.run(for: .seconds(1))
+        #expect(slow.counters.sent >= sent + 20, "the moved receiver was sent \(slow.counters.sent - sent) frames in 1 s")
+
+        for _ in 0..<6 {
+            remb(4_000_000)
+            share.run(for: .seconds(1))
+        }
+        #expect(share.session.layerLine.hasPrefix("layers: 1,"), "\(share.session.layerLine)")
+        #expect(fast.layerFigures.id == slow.layerFigures.id)
+    }
+
+    /// One receiver alone takes its layer with it: no new encoder, no keyframe, for a change of class.
+    @Test func aReceiverAlone_keepsItsEncoderWhenItsClassChanges() throws {
+        let share = try SimulatedShare(scenario: .motion)
+        defer { share.stop() }
+        share.run(for: .seconds(2))
+        let (layer, keyframes) = (share.connection.layerFigures.id, share.connection.keyframesMade)
+        for _ in 0..<6 {
+            share.receive(.receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate(senderSSRC: 7, bitrate: 400_000,
+                                                                                          ssrcs: [share.connection.ssrc])))
+            share.run(for: .seconds(1))
+        }
+        #expect(share.connection.layerFigures.id == layer)
+        #expect(share.connection.keyframesMade == keyframes)
+    }
+}
+
+/// The bitrate classes and their hysteresis, on plain instants.
+struct LayerBandTests {
+    @Test func classes_areHalvingsOfTheTop() {
+        #expect(LayerBand.natural(target: 4_000_000, top: 4_000_000) == 0)
+        #expect(LayerBand.natural(target: 2_000_000, top: 4_000_000) == 0)
+        #expect(LayerBand.natural(target: 1_999_999, top: 4_000_000) == 1)
+        #expect(LayerBand.natural(target: 1_000_000, top: 4_000_000) == 1)
+        #expect(LayerBand.natural(target: 300_000, top: 4_000_000) == 2)
+    }
+
+    @Test func aChange_needsAQuarterPastTheEdge_forThreeSeconds() {
+        var band = LayerBand(target: 4_000_000, top: 4_000_000)
+        func moved(_ target: Int, at seconds: Double) -> Bool { band.update(target: target, top: 4_000_000, at: .seconds(seconds)) }
+        // Just under the edge (2 Mbit/s) is not a quarter past it.
+        #expect(!moved(1_700_000, at: 0))
+        #expect(!moved(1_700_000, at: 10))
+        #expect(band.band == 0)
+        // Well under it: only after three seconds there.
+        #expect(!moved(1_500_000, at: 20))
+        #expect(!moved(1_500_000, at: 22))
+        #expect(moved(1_500_000, at: 23))
+        #expect(band.band == 1)
+        // A dip back inside the margin starts the wait again.
+        #expect(!moved(2_600_000, at: 30))
+        #expect(!moved(2_400_000, at: 32))
+        #expect(!moved(2_600_000, at: 33))
+        #expect(!moved(2_600_000, at: 35))
+        #expect(moved(2_600_000, at: 36))
+        #expect(band.band == 0)
+    }
+}
