@@ -2,13 +2,14 @@ import Foundation
 import Testing
 
 /// `screenshare serve --control stdio` driven by a call client: the scripted
-/// session of Tools/call-client-script (three receivers, two H.264 levels and
-/// VP8, a policy switch, a stall answered by a rebuild, a removal), and the
+/// session of Tools/call-client-script (four receivers, two H.264 levels and
+/// VP8, two of them on one layer, a policy switch, a stall answered by a
+/// rebuild, a removal), and the
 /// protocol's answers to bad input through the real process.
 @Suite(.serialized) struct ControlSessionTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test func scriptedCallClient_threeReceiversPolicySwitchStallAndRemoval() throws {
+    @Test func scriptedCallClient_fourReceiversPolicySwitchStallAndRemoval() throws {
         let script = ControlSessionTests.repository.appendingPathComponent("Tools/call-client-script").path
         let client = try ManagedProcess("/usr/bin/python3", [script, "--bin", ManagedProcess.binaries.path, "--seconds", "26"],
                                         stderrTo: NSTemporaryDirectory() + "call-client.log")
@@ -17,10 +18,10 @@ import Testing
         #expect(status == 0, "failures: \(summary["failures"] ?? "?")")
         #expect((summary["failures"] as? [String])?.isEmpty == true, "\(summary["failures"] ?? "?")")
         let chosen = try #require(summary["chosen"] as? [String: String])
-        #expect(chosen == ["alice": "H264", "bob": "H264", "carol": "VP8"])
+        #expect(chosen == ["alice": "H264", "bob": "H264", "carol": "VP8", "dave": "H264"])
         let sent = try #require(summary["sent"] as? [String: Int])
         let decoded = try #require(summary["decoded"] as? [String: Int])
-        for id in ["bob", "carol"] {
+        for id in ["bob", "carol", "dave"] {
             #expect((decoded[id] ?? 0) >= (sent[id] ?? .max) - 1, "\(id) decoded every frame: \(decoded[id] ?? 0) of \(sent[id] ?? 0)")
         }
         #expect((summary["notices"] as? [String])?.contains("recovering") == true)
