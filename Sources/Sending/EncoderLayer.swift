@@ -230,6 +230,10 @@ package final class EncoderLayer: @unchecked Sendable {
             let now = clock.now
             let receivers = members.map { (connection: $0, feed: $0.feedSnapshot()) }
             let target = members.map { $0.target(at: now) }.min { $0.bitrate < $1.bitrate }
+            // A stream that joined or began while a keyframe was being made did not get that one.
+            if !state.gate.isPending && receivers.contains(where: { $0.feed.transceiver.awaitsKeyframe }) {
+                state.gate.request(at: now)
+            }
             let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: linkLimited(at: now))
             guard let target else {
                 // No member yet (or none left): nothing to encode for.

@@ -64,6 +64,9 @@ final class Transceiver: Sendable {
     /// Frames refused: their encoder or this transceiver had been replaced, or a keyframe was awaited.
     var refusedFrames: Int { numbering.withLock { $0.refused } }
 
+    /// Whether this stream takes nothing until its encoder's next keyframe.
+    var awaitsKeyframe: Bool { numbering.withLock { !$0.retired && $0.awaitingKeyframe } }
+
     /// Encoder `feed` takes over from its next keyframe: whatever another still produces is refused.
     func follow(feed: Int) {
         numbering.withLock {

@@ -9,14 +9,16 @@ import Testing
 /// threads on a manual clock: each receiver its own stream, one encode for all.
 @Suite(.serialized) struct EncoderLayerTests {
     /// Plain RTP to sockets nobody reads: no feedback, so every receiver stays at the cap.
-    private func share(viewers: Int) throws -> (SimulatedShare, [SenderConnection]) {
-        let share = try SimulatedShare(scenario: .motion)
+    private func share(viewers: Int, width: Int = 320, height: Int = 180) throws -> (SimulatedShare, [SenderConnection]) {
+        let share = try SimulatedShare(scenario: .motion, width: width, height: height)
         let others = try (1...viewers).map { try share.addViewer("viewer\($0)") }
         return (share, [share.connection] + others)
     }
 
+    /// The viewers join while the first keyframe, at 1280×720, is still being encoded: the
+    /// keyframe each asked for is that one, which none of them gets; another must follow.
     @Test func receiversOfOneStream_shareOneEncoder_andEachIsSentEveryFrame() throws {
-        let (share, all) = try share(viewers: 3)
+        let (share, all) = try share(viewers: 3, width: 1280, height: 720)
         defer { share.stop() }
         share.run(for: .seconds(4))
         let layer = all[0].layerFigures
