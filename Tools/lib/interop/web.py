@@ -14,10 +14,11 @@ CHROMIUM = "/usr/lib/chromium/chromium"
 
 
 def start_chromium(check, query):
-    profile = os.path.join(check.work, "chromium-profile")
+    viewer = query.get("viewer", "v1")
+    profile = os.path.join(check.work, "chromium-profile-" + viewer)
     os.makedirs(profile, exist_ok=True)
     url = "http://127.0.0.1:8000/viewer.html?" + urllib.parse.urlencode(query)
-    return check.start("chromium", [
+    return check.start("chromium" if viewer == "v1" else "chromium-" + viewer, [
         CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
@@ -30,29 +31,32 @@ RESTORED_FOR = 3
 RESTORED_FPS = 20
 
 
-def run_web(check, policy, seconds, wedge=None):
-    """Janus fed by screenshare, Chromium watching; returns (sender, page, client, figures, status)."""
-    check.row.update(peer="Chromium via Janus", policy=policy)
+def run_web(check, policy, seconds, wedge=None, viewers=1, size="1920x1080"):
+    """Janus fed by screenshare, `viewers` Chromium pages watching (the first one wedged, if `wedge`);
+    returns (sender, page, client, figures, status, stats), stats of every page."""
+    check.row.update(peer="Chromium via Janus" if viewers == 1 else "%d Chromium via Janus" % viewers, policy=policy)
     port, rtcpport = 5004, 5005
     janus = start_janus(check, port, rtcpport)
     if janus is None:
         return None
     page = PageServer(check.work)
-    sender = check.sender(["--size", "1920x1080", "--scenario", "motion", "--policy", policy,
+    sender = check.sender(["--size", size, "--scenario", "motion", "--policy", policy,
                            "--to", "127.0.0.1:%d" % port, "--rtcp-to", "127.0.0.1:%d" % rtcpport,
                            "--accept-plain-rtcp", "--bind", "127.0.0.1:5008", "--log-level", "debug"])
     client = StandInCallClient(sender, page)
     # Janus learns where to send its feedback from the sender's first report.
     time.sleep(1.5)
-    query = {"id": 1}
-    if wedge:
-        query.update(wedge=wedge, wedgeAfter=5)
-    chromium = start_chromium(check, query)
+    pages = []
+    for n in range(1, viewers + 1):
+        query = {"id": 1, "viewer": "v%d" % n}
+        if wedge and n == 1:
+            query.update(wedge=wedge, wedgeAfter=5)
+        pages.append(start_chromium(check, query))
     page_started = time.monotonic()
     deadline = page_started + seconds
     while time.monotonic() < deadline:
-        if not chromium.alive():
-            check.failures.append("Chromium exited (see chromium.log)")
+        if not all(chromium.alive() for chromium in pages):
+            check.failures.append("Chromium exited (see chromium*.log)")
             break
         if wedge and page.of("event") and any(v.get("restoredAfter") is not None for _, v in page.of("event")):
             time.sleep(RESTORED_FOR + 1)  # the page's stats once a second: RESTORED_FOR seconds of them
@@ -60,17 +64,19 @@ def run_web(check, policy, seconds, wedge=None):
         time.sleep(0.25)
     figures, status = stop_sender(check, sender)
     client.stop()
-    chromium.stop()
+    for chromium in pages:
+        chromium.stop()
     janus.stop()
     page.close()
     stats = [(t, v) for t, v in page.of("stats") if v]
     check.row["sent"] = figures.get("sent", status.get("framesSent"))
     first = [t for t, v in stats if v.get("framesDecoded", 0) > 0]
     check.row["first"] = (first[0] - page_started) if first else None
-    # Every receiver's decoded frames (a new receiver counts from zero).
+    # Every receiver's decoded frames, on every page (a new receiver counts from zero).
     per_receiver = {}
     for _, v in stats:
-        per_receiver[v.get("gen", 0)] = max(per_receiver.get(v.get("gen", 0), 0), v.get("framesDecoded") or 0)
+        key = (v.get("viewer"), v.get("gen", 0))
+        per_receiver[key] = max(per_receiver.get(key, 0), v.get("framesDecoded") or 0)
     check.row["decoded"] = sum(per_receiver.values())
     logs = page.of("log")
     if logs:
