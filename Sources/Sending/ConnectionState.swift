@@ -6,20 +6,6 @@ import SRTP
 import Transport
 import ControlProtocol
 
-/// What a share is asked for, as a whole: the same for every receiver.
-public struct ShareParameters: Sendable {
-    public var policy: SendPolicy
-    public var fps: Int
-    /// Motion is held within level 3.1 from the start of a share started in Motion.
-    public var startedInMotion: Bool
-
-    public init(policy: SendPolicy, fps: Int) {
-        self.policy = policy
-        self.fps = min(fps, 30)
-        startedInMotion = policy == .motion
-    }
-}
-
 /// One connection's figures and decisions, guarded by the connection's lock.
 struct ConnectionState {
     /// RFC 3550 leaves the interval to the profile; once a second keeps lip-sync-free video cheap.
@@ -29,7 +15,6 @@ struct ConnectionState {
     var ssrc: UInt32 { transceiver.ssrc }
     var destination: SocketAddress
     var bandwidth: SendSideBandwidthEstimator
-    let started: Instant
     var running = true
     var transceivers = 1
     var framesSent = 0
@@ -85,12 +70,11 @@ struct ConnectionState {
     ///   - transportWide: the receiver negotiated transport-wide feedback.
     ///   - probePacketSize: the size on the wire of the padding packets probes are sent in.
     init(transceiver: Transceiver, destination: SocketAddress, cap: Int, transportWide: Bool,
-         probePacketSize: Int, started: Instant) {
+         probePacketSize: Int) {
         self.transceiver = transceiver
         self.destination = destination
         bandwidth = SendSideBandwidthEstimator(cap: cap, feedbackKind: transportWide ? .transportWide : .receiverReports,
                                                probePacketSize: probePacketSize, applicationShare: LayerState.encoderShare)
-        self.started = started
     }
 
     /// Inbound SRTCP streams kept, each about half a kilobyte in libsrtp: a receiver

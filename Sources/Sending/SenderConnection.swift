@@ -56,8 +56,7 @@ public final class SenderConnection: @unchecked Sendable {
                                 retransmission: config.retransmission)
         state = ConnectionState(transceiver: first, destination: config.destination, cap: config.bitrateCap,
                                 transportWide: config.headerExtensions.transportSequenceNumber != nil,
-                                probePacketSize: first.paddingPacketSize + SenderConnection.overhead(of: config),
-                                started: clock.now)
+                                probePacketSize: first.paddingPacketSize + SenderConnection.overhead(of: config))
         queue = PacketQueue(rate: state.pacingRate(now: clock.now), clock: clock)
     }
 

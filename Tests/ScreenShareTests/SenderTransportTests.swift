@@ -57,7 +57,7 @@ struct SenderTransportTests {
         let first = Transceiver(ssrc: 11, payloadType: 96, codec: .vp8, extensions: .standard)
         var state = ConnectionState(transceiver: first,
                                     destination: .ipv4Loopback(port: 9), cap: 4_000_000,
-                                    transportWide: false, probePacketSize: 250, started: .zero)
+                                    transportWide: false, probePacketSize: 250)
         func sent(_ ssrc: UInt32, _ payload: Int) -> PacketInfo {
             PacketInfo(ssrc: ssrc, sequence: 1, timestamp: 0, marker: true, keyframe: false, kind: .media, payloadLength: payload)
         }
