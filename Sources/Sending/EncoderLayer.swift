@@ -31,9 +31,7 @@ package final class EncoderLayer: @unchecked Sendable {
     private(set) var members: [SenderConnection] = []
     /// The encoder generation transceivers take parts from, unique across layers.
     private(set) var feed: Int
-    /// Threads still running, and those abandoned (an encode call that never returned).
-    private var liveThreads: Set<String> = []
-    private var abandonedThreads: Set<String> = []
+    private let threads: ThreadGroup
 
     private static let feeds = Atomic(0)
     private static func nextFeed() -> Int { feeds.add(1, ordering: .relaxed).newValue }
@@ -48,6 +46,7 @@ package final class EncoderLayer: @unchecked Sendable {
         self.fault = fault
         self.latestFrame = latestFrame
         lock = clock.makeCondition()
+        threads = ThreadGroup(clock: clock)
         state = LayerState(share: share, started: clock.now)
         feed = EncoderLayer.nextFeed()
     }
@@ -77,21 +76,7 @@ package final class EncoderLayer: @unchecked Sendable {
     var memberCount: Int { lock.withLock { members.count } }
 
     private func startEncoder(_ encoder: FrameEncoder, feed: Int) {
-        spawn("encode-\(id)-\(encoder.generation)") { [self] in encodeLoop(encoder, feed: feed) }
-    }
-
-    private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
-        lock.withLock { _ = liveThreads.insert(name) }
-        let thread = Thread { [self] in
-            body()
-            lock.withLock {
-                liveThreads.remove(name)
-                lock.broadcast()
-            }
-        }
-        thread.name = name
-        thread.qualityOfService = .userInteractive
-        thread.start()
+        threads.spawn("encode-\(id)-\(encoder.generation)") { [self] in encodeLoop(encoder, feed: feed) }
     }
 
     /// Recovery's fresh encoder: a new codec instance on a new thread for the
@@ -117,9 +102,7 @@ package final class EncoderLayer: @unchecked Sendable {
 
     /// The current encode thread, if it is inside an encode call, is not waited for again. Call with `lock` held.
     private func abandonBusyEncoder() {
-        let current = "encode-\(id)-\(state.encodeGeneration)"
-        if liveThreads.contains(current) && state.encodeBusySince != nil {
-            abandonedThreads.insert(current)
+        if state.encodeBusySince != nil && threads.abandon("encode-\(id)-\(state.encodeGeneration)") {
             state.abandonedEncoders += 1
         }
     }
@@ -156,7 +139,9 @@ package final class EncoderLayer: @unchecked Sendable {
             state.running = false
             abandonBusyEncoder()
             lock.broadcast()
-            while !liveThreads.subtracting(abandonedThreads).isEmpty { lock.wait() }
+        }
+        threads.waitForAll()
+        lock.withLock {
             if let pending = state.pending {
                 pool.release(pending)
                 state.pending = nil

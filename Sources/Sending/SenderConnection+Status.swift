@@ -12,8 +12,8 @@ extension SenderConnection {
         let encoding = layerFigures
         return lock.withLock {
             var s = ShareStatus()
-            s.width = encoding.encodedSize.0
-            s.height = encoding.encodedSize.1
+            s.width = encoding.counts.encodedSize.0
+            s.height = encoding.counts.encodedSize.1
             s.sentFPS = state.sentMeter.rate(at: now)
             s.fps = s.sentFPS
             s.encodedFPS = encoding.encodedFPS
@@ -23,14 +23,14 @@ extension SenderConnection {
             s.targetBitrate = target.bitrate
             s.codec = config.codec.name
             s.path = config.rtcpDestination == nil ? "direct" : "via SFU"
-            s.keyframesMade = encoding.keyframesMade
+            s.keyframesMade = encoding.counts.keyframesMade
             s.keyframesAsked = state.keyframesAsked
-            s.framesDroppedLate = encoding.framesDroppedLate
+            s.framesDroppedLate = encoding.counts.framesDroppedLate
             s.framesDroppedBusy = encoding.framesDroppedBusy
             s.packetsDroppedPacer = queue.dropped
             s.watchdog = watchdog
             s.framesSent = state.framesSent
-            s.framesEncoded = encoding.framesEncoded
+            s.framesEncoded = encoding.counts.framesEncoded
             s.glassToPacketP50 = state.glassToPacket.percentile(0.5)
             s.glassToPacketP99 = state.glassToPacket.percentile(0.99)
             s.limitation = encoding.busy > LayerState.cpuBusyFraction ? .cpu : target.limit.isPath ? .bandwidth : .none
@@ -42,7 +42,7 @@ extension SenderConnection {
 
     /// What this receiver's layer has encoded; nothing before it has joined one.
     var layerFigures: EncoderLayer.Figures {
-        lock.withLock { layer }?.figures ?? EncoderLayer.Figures()
+        lock.withLock { layer }?.figures ?? .none
     }
 
     /// Whether encoded frames are waiting on the link: packets are queued for
@@ -59,7 +59,7 @@ extension SenderConnection {
     /// there must still be seen taking frames in and giving nothing out.
     package var counters: (framesIn: Int, encoded: Int, sent: Int) {
         let encoding = layerFigures
-        return lock.withLock { (encoding.framesIn + encoding.repeatsTaken, encoding.framesEncoded, state.framesSent) }
+        return lock.withLock { (encoding.counts.framesIn + encoding.counts.repeatsTaken, encoding.counts.framesEncoded, state.framesSent) }
     }
 
     /// What the receiver's reports say about the stream now sent, for the restart detector.
@@ -67,11 +67,11 @@ extension SenderConnection {
         lock.withLock { (state.reporter, state.reporterHearsUs, state.packetsSent) }
     }
 
-    package var stillRepeats: Int { layerFigures.stillRepeats }
+    package var stillRepeats: Int { layerFigures.counts.stillRepeats }
     /// How long what waits in the pacer takes to leave.
     package var pacerDelay: Duration { queue.delay }
-    package var framesHeldForLink: Int { layerFigures.framesHeldForLink }
-    package var keyframesMade: Int { layerFigures.keyframesMade }
+    package var framesHeldForLink: Int { layerFigures.counts.framesHeldForLink }
+    package var keyframesMade: Int { layerFigures.counts.keyframesMade }
 }
 
 extension SenderConnection {
@@ -99,10 +99,10 @@ extension SenderConnection {
         return lock.withLock {
             var lines = [
                 "SSRC \(state.ssrc), transceivers \(state.transceivers), layer \(e.id) (\(e.members) receivers), "
-                    + "encoder generation \(e.generation), abandoned encoders \(e.abandonedEncoders)",
-                "frames: in \(e.framesIn) (and \(e.repeatsTaken) still-frame repeats), superseded \(e.framesSuperseded), encoded \(e.framesEncoded), "
-                    + "sent \(state.framesSent), still repeats \(e.stillRepeats), late \(e.framesDroppedLate), "
-                    + "let fall for the rate \(e.framesSkippedForRate), held for the link \(e.framesHeldForLink)",
+                    + "encoder generation \(e.counts.encodeGeneration), abandoned encoders \(e.counts.abandonedEncoders)",
+                "frames: in \(e.counts.framesIn) (and \(e.counts.repeatsTaken) still-frame repeats), superseded \(e.counts.framesSuperseded), encoded \(e.counts.framesEncoded), "
+                    + "sent \(state.framesSent), still repeats \(e.counts.stillRepeats), late \(e.counts.framesDroppedLate), "
+                    + "let fall for the rate \(e.counts.framesSkippedForRate), held for the link \(e.counts.framesHeldForLink)",
                 "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused), "
                     + "asked for while in flight \(state.nackedInFlight)), "
                     + "pacer drops \(queue.dropped), queued \(Int(queue.delay.inMilliseconds)) ms, "
@@ -113,13 +113,13 @@ extension SenderConnection {
                     + "from elsewhere \(state.feedbackFromElsewhere), transport-cc \(state.transportFeedbackReceived); last report from SSRC "
                     + (state.reporter.map { "\($0) (\(state.reporterHearsUs ? "hears" : "does not hear") this stream)" } ?? "none"),
                 estimateLine,
-                "keyframes: made \(e.keyframesMade), asked \(state.keyframesAsked), answered \(e.keyframesAnswered), "
-                    + "coalesced \(e.keyframesCoalesced) (left to a repair \(e.keyframesLeftToRepair))",
+                "keyframes: made \(e.counts.keyframesMade), asked \(state.keyframesAsked), answered \(e.counts.gate.requestsAnswered), "
+                    + "coalesced \(e.counts.gate.requestsCoalesced) (left to a repair \(e.counts.gate.requestsLeftToRepair))",
             ]
-            if let s = e.encoderSettings {
+            if let s = e.counts.encoderSettings {
                 lines.append("encoder: \(config.codec == .vp8 ? "libvpx VP8" : "x264 " + s.preset) \(s.width)×\(s.height) at \(s.fps) fps, \(s.bitrate / 1000) kbit/s, "
                              + "\(s.profile.rawValue) level \(s.level), \(s.favourDetail ? "tuned for text" : "tuned for motion"), "
-                             + "errors \(e.encoderErrors)")
+                             + "errors \(e.counts.encoderErrors)")
             }
             return lines
         }

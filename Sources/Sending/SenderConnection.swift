@@ -33,8 +33,7 @@ public final class SenderConnection: @unchecked Sendable {
     var state: ConnectionState
     /// The layer whose encoder feeds this receiver, set by the layer on joining.
     var layer: EncoderLayer?
-    /// Threads still running.
-    private var liveThreads: Set<String> = []
+    private let threads: ThreadGroup
 
     package init(config: ReceiverConfig, clock: any MonotonicClock, output: EventOutput) throws {
         self.config = config
@@ -50,6 +49,7 @@ public final class SenderConnection: @unchecked Sendable {
             feedbackUnprotector = nil
         }
         lock = clock.makeCondition()
+        threads = ThreadGroup(clock: clock)
         let ssrc = config.ssrc ?? UInt32.random(in: 1...UInt32.max)
         let first = Transceiver(ssrc: ssrc, payloadType: config.payloadType, codec: config.codec,
                                 extensions: config.headerExtensions, firstSequence: config.firstSequence,
@@ -74,22 +74,8 @@ public final class SenderConnection: @unchecked Sendable {
     public var retransmissionSSRC: UInt32? { lock.withLock { state.transceiver.retransmission?.ssrc } }
 
     package func start() {
-        spawn("send-\(config.id)") { [self] in sendLoop() }
-        spawn("feedback-\(config.id)") { [self] in feedbackLoop() }
-    }
-
-    private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
-        lock.withLock { _ = liveThreads.insert(name) }
-        let thread = Thread { [self] in
-            body()
-            lock.withLock {
-                liveThreads.remove(name)
-                lock.broadcast()
-            }
-        }
-        thread.name = name
-        thread.qualityOfService = .userInteractive
-        thread.start()
+        threads.spawn("send-\(config.id)") { [self] in sendLoop() }
+        threads.spawn("feedback-\(config.id)") { [self] in feedbackLoop() }
     }
 
     private var currentLayer: EncoderLayer? { lock.withLock { layer } }
@@ -141,9 +127,7 @@ public final class SenderConnection: @unchecked Sendable {
             lock.broadcast()
         }
         queue.close()
-        lock.withLock {
-            while !liveThreads.isEmpty { lock.wait() }
-        }
+        threads.waitForAll()
         sendGoodbye()
         socket.close()
     }
