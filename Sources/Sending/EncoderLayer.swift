@@ -215,9 +215,11 @@ package final class EncoderLayer: @unchecked Sendable {
             let now = clock.now
             let receivers = members.map { (connection: $0, feed: $0.feedSnapshot()) }
             let target = members.map { $0.target(at: now) }.min { $0.bitrate < $1.bitrate }
-            // A stream that joined or began while a keyframe was being made did not get that one.
+            // A stream that joined or began while a keyframe was being made did not get that one, and
+            // one that missed a frame waits for the next: asked for as a receiver asks, so that on a
+            // short link they come a second apart.
             if !state.gate.isPending && receivers.contains(where: { $0.feed.transceiver.awaitsKeyframe }) {
-                state.gate.request(at: now)
+                state.gate.request(at: now, by: .receiver)
             }
             let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: linkLimited(at: now))
             guard let target else {
@@ -232,10 +234,18 @@ package final class EncoderLayer: @unchecked Sendable {
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
             // docs/behaviour.md §7.5: a frame is held back, not queued behind
             // seconds of others; the newest capture goes when the queue drains.
-            let held = !tooSoon && receivers.contains { $0.feed.queue.delay > ConnectionState.maxQueueDelay }
+            // Where only some members are that far behind, the others are not
+            // held up: those miss the frame, and take the stream again from a keyframe.
+            let behind = receivers.filter { $0.feed.queue.delay > ConnectionState.maxQueueDelay }
+            let held = !tooSoon && behind.count == receivers.count
+            let sendTo = tooSoon || held ? [] : receivers.filter { r in !behind.contains { $0.connection === r.connection } }
             state.encodeBusySince = tooSoon || held ? nil : now
             if tooSoon { state.framesSkippedForRate += 1 }
             if held { state.framesHeldForLink += 1 }
+            if !tooSoon && !held && !behind.isEmpty {
+                state.framesMissedBehind += behind.count
+                for r in behind { r.feed.transceiver.awaitKeyframe() }
+            }
             lock.unlock()
             defer { pool.release(frame) }
             if tooSoon { continue }
@@ -259,8 +269,8 @@ package final class EncoderLayer: @unchecked Sendable {
                 continue
             }
             let stamp = isRepeat ? now : frame.captureTime
-            if !isRepeat { for r in receivers { r.connection.frameStarting(captured: frame.captureTime) } }
-            encode(frame, with: encoder, feed: feed, to: receivers.map(\.feed), settings: plan, keyframe: wantKeyframe,
+            if !isRepeat { for r in sendTo { r.connection.frameStarting(captured: frame.captureTime) } }
+            encode(frame, with: encoder, feed: feed, to: sendTo.map(\.feed), settings: plan, keyframe: wantKeyframe,
                    isRepeat: isRepeat, stamp: stamp, started: now)
             lastEncode = clock.now
         }

@@ -35,8 +35,10 @@ struct LayerState {
     var framesDroppedLate = 0
     /// Frames a policy let fall to hold its size on a short link.
     var framesSkippedForRate = 0
-    /// Frames not encoded because a receiver's pacer queue was already long.
+    /// Frames not encoded because every member's pacer queue was already long.
     var framesHeldForLink = 0
+    /// Frames a member missed because its queue was long while others' were not (one count each).
+    var framesMissedBehind = 0
     var framesEncoded = 0
     var stillRepeats = 0
     /// Still-frame repeats (and keyframes from the last frame) handed to the encoder, made or not.

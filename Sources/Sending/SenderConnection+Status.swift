@@ -102,7 +102,8 @@ extension SenderConnection {
                     + "encoder generation \(e.counts.encodeGeneration), abandoned encoders \(e.counts.abandonedEncoders)",
                 "frames: in \(e.counts.framesIn) (and \(e.counts.repeatsTaken) still-frame repeats), superseded \(e.counts.framesSuperseded), encoded \(e.counts.framesEncoded), "
                     + "sent \(state.framesSent), still repeats \(e.counts.stillRepeats), late \(e.counts.framesDroppedLate), "
-                    + "let fall for the rate \(e.counts.framesSkippedForRate), held for the link \(e.counts.framesHeldForLink)",
+                    + "let fall for the rate \(e.counts.framesSkippedForRate), held for the link \(e.counts.framesHeldForLink), "
+                    + "missed by a receiver behind \(e.counts.framesMissedBehind)",
                 "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused), "
                     + "asked for while in flight \(state.nackedInFlight)), "
                     + "pacer drops \(queue.dropped), queued \(Int(queue.delay.inMilliseconds)) ms, "

@@ -67,6 +67,11 @@ final class Transceiver: Sendable {
     /// Whether this stream takes nothing until its encoder's next keyframe.
     var awaitsKeyframe: Bool { numbering.withLock { !$0.retired && $0.awaitingKeyframe } }
 
+    /// This stream missed a frame: it takes nothing more until a keyframe.
+    func awaitKeyframe() {
+        numbering.withLock { $0.awaitingKeyframe = true }
+    }
+
     /// Encoder `feed` takes over from its next keyframe: whatever another still produces is refused.
     func follow(feed: Int) {
         numbering.withLock {

@@ -97,6 +97,28 @@ import Testing
         #expect(fast.layerFigures.id == slow.layerFigures.id)
     }
 
+    /// A receiver whose estimate falls at once, with keyframes to send, has seconds queued: it misses frames
+    /// (and takes the stream again from a keyframe) rather than hold the others up, until its
+    /// class has changed.
+    @Test func receiverFarBehind_missesFrames_theOthersDoNot() throws {
+        let (share, all) = try share(viewers: 1)
+        defer { share.stop() }
+        let (fast, slow) = (all[0], all[1])
+        share.run(for: .seconds(2))
+        let sent = fast.counters.sent
+        // Each keyframe takes the slow one's pacer about a second to send.
+        for _ in 0..<4 {
+            share.receive(.receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate(senderSSRC: 7, bitrate: 30_000, ssrcs: [slow.ssrc])),
+                          to: slow)
+            fast.requestKeyframe(reason: "PLI")
+            share.run(for: .milliseconds(500))
+        }
+        #expect(fast.layerFigures.id == slow.layerFigures.id, "still one layer: \(share.session.layerLine)")
+        #expect(fast.layerFigures.counts.framesMissedBehind > 0, "the slow receiver was never behind")
+        #expect(fast.layerFigures.counts.framesHeldForLink == 0, "frames were held for everyone")
+        #expect(fast.counters.sent >= sent + 55, "the other was sent \(fast.counters.sent - sent) frames in 2 s")
+    }
+
     /// One receiver alone takes its layer with it: no new encoder, no keyframe, for a change of class.
     @Test func aReceiverAlone_keepsItsEncoderWhenItsClassChanges() throws {
         let share = try SimulatedShare(scenario: .motion)
