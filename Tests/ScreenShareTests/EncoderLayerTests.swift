@@ -119,6 +119,35 @@ import Testing
         #expect(fast.counters.sent >= sent + 55, "the other was sent \(fast.counters.sent - sent) frames in 2 s")
     }
 
+    /// The ladder for one member of a shared layer whose view never comes back: keyframes at the
+    /// report, its rebuild 6 s later, the share-again 10 s after that, the give-up 10 s on; the
+    /// other member's stream goes on all the while, restarted only by the share-again.
+    @Test func ladderForOneMember_keepsItsSchedule_whileTheOtherIsSentEveryFrame() throws {
+        let (share, all) = try share(viewers: 1)
+        defer { share.stop() }
+        let (other, wedged) = (all[0], all[1])
+        share.run(until: 3)
+        let otherSSRC = other.ssrc
+        #expect(share.recovery.stallReport(receiverID: wedged.config.id, .stalled))
+        var sent = other.counters.sent
+        var perSecond: [(at: Double, frames: Int)] = []
+        share.run(until: 32) { at in
+            perSecond.append((at, other.counters.sent - sent))
+            sent = other.counters.sent
+        }
+        let rebuild = try #require(share.times(of: "\(wedged.config.displayName): new transceiver").first)
+        let again = try #require(share.times(of: "Sharing again for everyone").first)
+        let gaveUp = try #require(share.times(of: "Couldn't restore").first)
+        #expect(abs(rebuild - 9) <= 1, "rebuild at \(rebuild) s")
+        #expect(abs(again - rebuild - 10) <= 1, "share-again \(again - rebuild) s after the rebuild")
+        #expect(abs(gaveUp - again - 10) <= 1, "gave up \(gaveUp - again) s after the share-again")
+        #expect(share.times(of: "\(other.config.displayName): new transceiver").count == 1, "the other's stream restarted only for the share-again")
+        #expect(other.ssrc != otherSSRC)
+        #expect(share.session.layerLine.hasPrefix("layers: 1,"), "\(share.session.layerLine)")
+        let short = perSecond.filter { $0.frames < 25 && abs($0.at - again) > 1.5 }
+        #expect(short.isEmpty, "seconds with fewer than 25 frames for the other: \(short)")
+    }
+
     /// One receiver alone takes its layer with it: no new encoder, no keyframe, for a change of class.
     @Test func aReceiverAlone_keepsItsEncoderWhenItsClassChanges() throws {
         let share = try SimulatedShare(scenario: .motion)
