@@ -234,10 +234,17 @@ package final class EncoderLayer: @unchecked Sendable {
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
             // docs/behaviour.md §7.5: a frame is held back, not queued behind
             // seconds of others; the newest capture goes when the queue drains.
-            // Where only some members are that far behind, the others are not
-            // held up: those miss the frame, and take the stream again from a keyframe.
-            let behind = receivers.filter { $0.feed.queue.delay > ConnectionState.maxQueueDelay }
-            let held = !tooSoon && behind.count == receivers.count
+            // A member twice that far behind, while others are not, holds no one
+            // up: it misses frames, and takes the stream again from a keyframe once
+            // its queue is back under the limit.
+            let delays = receivers.map { $0.feed.queue.delay }
+            let limit = ConnectionState.maxQueueDelay
+            let someNear = delays.contains { $0 <= limit * 2 }
+            let skipped = zip(receivers, delays).map { r, delay in
+                someNear && (delay > limit * 2 || (delay > limit && r.feed.transceiver.awaitsKeyframe))
+            }
+            let behind = zip(receivers, skipped).filter(\.1).map(\.0)
+            let held = !tooSoon && zip(delays, skipped).contains { $0.0 > ConnectionState.maxQueueDelay && !$0.1 }
             let sendTo = tooSoon || held ? [] : receivers.filter { r in !behind.contains { $0.connection === r.connection } }
             state.encodeBusySince = tooSoon || held ? nil : now
             if tooSoon { state.framesSkippedForRate += 1 }
