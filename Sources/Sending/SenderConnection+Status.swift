@@ -23,6 +23,7 @@ extension SenderConnection {
             s.targetBitrate = target.bitrate
             s.codec = config.codec.name
             s.path = config.rtcpDestination == nil ? "direct" : "via SFU"
+            s.layer = encoding.id
             s.keyframesMade = encoding.counts.keyframesMade
             s.keyframesAsked = state.keyframesAsked
             s.framesDroppedLate = encoding.counts.framesDroppedLate

@@ -28,6 +28,9 @@ public struct ShareStatus: Sendable, Equatable {
     public var capturedFPS = 0.0
     public var encodedFPS = 0.0
     public var sentFPS = 0.0
+    /// The layer whose encoder feeds this receiver (docs/behaviour.md §12); 0 before it has one.
+    public var layer = 0
+    /// The keyframes its layer's encoder has made: the ones this receiver's stream got.
     public var keyframesMade = 0
     public var keyframesAsked = 0
     public var framesDroppedLate = 0
@@ -74,11 +77,22 @@ public struct ShareStatus: Sendable, Equatable {
             ("bitrate", .int(bitrate)), ("targetBitrate", .int(targetBitrate)), ("feedback", .string(feedback.rawValue)),
             ("codec", .string(codec)),
             ("capturedFps", .double(capturedFPS)), ("encodedFps", .double(encodedFPS)), ("sentFps", .double(sentFPS)),
-            ("keyframesMade", .int(keyframesMade)), ("keyframesAsked", .int(keyframesAsked)),
+            ("layer", .int(layer)), ("keyframesMade", .int(keyframesMade)), ("keyframesAsked", .int(keyframesAsked)),
             ("droppedLate", .int(framesDroppedLate)), ("droppedBusy", .int(framesDroppedBusy)),
             ("pacerDrops", .int(packetsDroppedPacer)), ("framesSent", .int(framesSent)), ("framesEncoded", .int(framesEncoded)), ("watchdog", .string(watchdog)),
             ("glassToPacketP50Ms", glassToPacketP50.map { .double($0.inMilliseconds) } ?? .null),
             ("glassToPacketP99Ms", glassToPacketP99.map { .double($0.inMilliseconds) } ?? .null),
         ]
+    }
+
+    /// Keyframes made across a share, from each receiver's layer and count: receivers on one
+    /// layer got the same ones, so each layer counts once.
+    public static func keyframesAcross(_ receivers: [(layer: Int, made: Int)]) -> Int {
+        var byLayer: [Int: Int] = [:]
+        var alone = 0
+        for r in receivers {
+            if r.layer == 0 { alone += r.made } else { byLayer[r.layer] = max(byLayer[r.layer] ?? 0, r.made) }
+        }
+        return alone + byLayer.values.reduce(0, +)
     }
 }

@@ -23,6 +23,19 @@ struct ShareOverviewTests {
                 + "watchdog: keyframes for Bob's stalled view")
     }
 
+    /// Receivers on one layer got the same keyframes: the share made them once.
+    @Test func keyframesOfOneLayer_countOnce() {
+        var statuses: [(String, ShareStatus)] = []
+        for (id, layer, made) in [("alice", 1, 3), ("dave", 1, 3), ("carol", 2, 1)] {
+            var s = ShareStatus()
+            s.layer = layer
+            s.keyframesMade = made
+            statuses.append((id, s))
+        }
+        let overview = ShareOverview(policy: .balanced, capturedFPS: 30, receivers: statuses)
+        #expect(overview.secondLine.contains("keyframes 4 made"), "\(overview.secondLine)")
+    }
+
     @Test func noReceiversYet() {
         let overview = ShareOverview(policy: .balanced, capturedFPS: 0, receivers: [])
         #expect(overview.firstLine == "Screen: captured at 0 fps, Balanced, to 0 receivers, 0.0 Mbit/s in all")

@@ -24,6 +24,7 @@ struct QualityReporter {
     }
 
     fileprivate struct Counts {
+        var layer: Int
         var keyframesMade: Int
         var keyframesAsked: Int
         var tally: RecoveryTally
@@ -92,7 +93,7 @@ struct QualityReporter {
 
     private var shareReport: [(String, JSONValue)] {
         let all = order.compactMap { periods[$0] }
-        let made = all.reduce(0) { $0 + $1.keyframesMade }
+        let made = ShareStatus.keyframesAcross(all.map { ($0.last.layer, $0.keyframesMade) })
         let asked = all.reduce(0) { $0 + $1.keyframesAsked }
         let stopped = all.reduce(0) { $0 + $1.screenStopped }
         let freezes = all.reduce(0) { $0 + $1.freezes }
@@ -115,6 +116,7 @@ struct QualityReporter {
 
 extension QualityReporter.Counts {
     init(_ sample: QualityReporter.Sample, at now: Instant) {
+        layer = sample.status.layer
         keyframesMade = sample.status.keyframesMade
         keyframesAsked = sample.status.keyframesAsked
         tally = sample.tally

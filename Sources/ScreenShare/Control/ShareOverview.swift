@@ -6,6 +6,8 @@ import Sending
 ///
 ///     Screen: captured at 30 fps, Balanced, to 3 receivers, 7.4 Mbit/s in all
 ///     Frames: sent 30, 30, 15 fps; keyframes 6 made, 2 asked for; limited: bob by bandwidth; watchdog: watching
+///
+/// Keyframes made count each layer's once: its receivers all got the same ones.
 struct ShareOverview {
     let policy: SendPolicy
     let capturedFPS: Double
@@ -19,7 +21,7 @@ struct ShareOverview {
 
     var secondLine: String {
         let sent = receivers.isEmpty ? "no receivers yet" : "sent " + receivers.map { ShareStatus.rate($0.status.sentFPS) }.joined(separator: ", ") + " fps"
-        let made = receivers.reduce(0) { $0 + $1.status.keyframesMade }
+        let made = ShareStatus.keyframesAcross(receivers.map { ($0.status.layer, $0.status.keyframesMade) })
         let asked = receivers.reduce(0) { $0 + $1.status.keyframesAsked }
         let limited = receivers.filter { $0.status.limitation != .none }.map { "\($0.id) \($0.status.limitation.rawValue)" }
         let watchdog = receivers.map(\.status.watchdog).first { $0 != "watching" } ?? "watching"
