@@ -15,9 +15,9 @@ RSS_SETTLE = 60.0
 # A sender is judged on memory only when it ran this long after its first minute: over a
 # shorter span, the steps between encoder sizes (a few MiB, up and down) read as a slope.
 RSS_MIN_SPAN = 600.0
-# The floor of a window: the low percentile of its samples, so that an encoder of a larger size
-# for a while (the steps come and go) is not read as growth, while memory that stays does.
-FLOOR_PERCENTILE = 5
+# The level of a window: the median of its samples, so that what comes and goes within it is
+# not read as growth, while memory that stays is: an encoder of a larger size for a while, and
+# the dips when one is freed and its pages given back before the next has its own.
 
 
 def steady_from(fps, after, seconds=RESTORED_FOR, minimum=RESTORED_FPS):
@@ -30,13 +30,12 @@ def steady_from(fps, after, seconds=RESTORED_FOR, minimum=RESTORED_FPS):
     return None
 
 
-def floor(values):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, len(ordered) * FLOOR_PERCENTILE // 100)]
+def level(values):
+    return statistics.median(values)
 
 
 def rss_growth(samples, started):
-    """A process's memory after its first minute, from [(t, MiB)]: a dict with the floors of its
+    """A process's memory after its first minute, from [(t, MiB)]: a dict with the levels of its
     first and last windows, their growth per hour, the least-squares slope per hour (for the
     record), the span and whether it is long enough to judge; None when too few samples."""
     settled = [(t, v) for t, v in samples if t >= started + RSS_SETTLE]
@@ -50,7 +49,7 @@ def rss_growth(samples, started):
     times, values = zip(*settled)
     slope = statistics.linear_regression(times, values).slope * 3600 if len(set(times)) > 1 else 0.0
     return {
-        "first": floor(first), "last": floor(last), "per_hour": (floor(last) - floor(first)) / hours,
+        "first": level(first), "last": level(last), "per_hour": (level(last) - level(first)) / hours,
         "slope_per_hour": slope, "span": span, "judged": span >= RSS_MIN_SPAN,
         "min": min(values), "max": max(values),
     }
