@@ -213,15 +213,16 @@ package final class EncoderLayer: @unchecked Sendable {
                 return
             }
             let now = clock.now
-            let receivers = members.map { (connection: $0, feed: $0.feedSnapshot()) }
-            let target = members.map { $0.target(at: now) }.min { $0.bitrate < $1.bitrate }
+            let receivers = members.map { (connection: $0, feed: $0.feedSnapshot(at: now)) }
+            let awaiting = receivers.map { $0.feed.transceiver.awaitsKeyframe }
+            let target = receivers.map(\.feed.target).min { $0.bitrate < $1.bitrate }
             // A stream that joined or began while a keyframe was being made did not get that one, and
             // one that missed a frame waits for the next: asked for as a receiver asks, so that on a
             // short link they come a second apart.
-            if !state.gate.isPending && receivers.contains(where: { $0.feed.transceiver.awaitsKeyframe }) {
+            if !state.gate.isPending && awaiting.contains(true) {
                 state.gate.request(at: now, by: .receiver)
             }
-            let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: linkLimited(at: now))
+            let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: receivers.contains { $0.feed.target.limit.isPath })
             guard let target else {
                 // No member yet (or none left): nothing to encode for.
                 lock.unlock()
@@ -232,20 +233,10 @@ package final class EncoderLayer: @unchecked Sendable {
             let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, target: target, codec: key.codec,
                                          now: now, levelLimit: key.levelLimit)
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
-            // docs/behaviour.md §7.5: a frame is held back, not queued behind
-            // seconds of others; the newest capture goes when the queue drains.
-            // A member twice that far behind, while others are not, holds no one
-            // up: it misses frames, and takes the stream again from a keyframe once
-            // its queue is back under the limit.
-            let delays = receivers.map { $0.feed.queue.delay }
-            let limit = ConnectionState.maxQueueDelay
-            let someNear = delays.contains { $0 <= limit * 2 }
-            let skipped = zip(receivers, delays).map { r, delay in
-                someNear && (delay > limit * 2 || (delay > limit && r.feed.transceiver.awaitsKeyframe))
-            }
-            let behind = zip(receivers, skipped).filter(\.1).map(\.0)
-            let held = !tooSoon && zip(delays, skipped).contains { $0.0 > ConnectionState.maxQueueDelay && !$0.1 }
-            let sendTo = tooSoon || held ? [] : receivers.filter { r in !behind.contains { $0.connection === r.connection } }
+            let backlog = LayerState.backlog(delays: receivers.map { $0.feed.queue.delay }, awaitingKeyframe: awaiting)
+            let held = !tooSoon && backlog.held
+            let behind = zip(receivers, backlog.skip).filter(\.1).map(\.0)
+            let sendTo = tooSoon || held ? [] : zip(receivers, backlog.skip).filter { !$0.1 }.map(\.0)
             state.encodeBusySince = tooSoon || held ? nil : now
             if tooSoon { state.framesSkippedForRate += 1 }
             if held { state.framesHeldForLink += 1 }

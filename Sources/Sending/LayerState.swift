@@ -55,6 +55,21 @@ struct LayerState {
         self.started = started
     }
 
+    /// docs/behaviour.md §7.5 and §12, from each member's pacer delay and whether it awaits a
+    /// keyframe: a frame is held back, not queued behind seconds of others, while a member's
+    /// queue is past the limit. A member twice that far behind, while another is not, holds no one
+    /// up: it is skipped (misses frames) until its queue is back under the limit, and then takes
+    /// the stream again from a keyframe.
+    static func backlog(delays: [Duration], awaitingKeyframe: [Bool]) -> (held: Bool, skip: [Bool]) {
+        let limit = ConnectionState.maxQueueDelay
+        let someNear = delays.contains { $0 <= limit * 2 }
+        let skip = zip(delays, awaitingKeyframe).map { delay, awaiting in
+            someNear && (delay > limit * 2 || (delay > limit && awaiting))
+        }
+        let held = zip(delays, skip).contains { delay, skipped in !skipped && delay > limit }
+        return (held, skip)
+    }
+
     /// The encoder settings for a frame of this size now, at `target` (the
     /// least its receivers' estimates allow), and the frame rate to encode
     /// at. A policy that lets frames fall skips frames rather than change the

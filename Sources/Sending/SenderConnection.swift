@@ -160,10 +160,12 @@ public final class SenderConnection: @unchecked Sendable {
 
     // MARK: What the layer asks
 
-    /// Where a layer hands this receiver's packets: its transceiver now and its pacer's queue.
+    /// Where a layer hands this receiver's packets (its transceiver now and its pacer's queue),
+    /// and the target the receiver's estimate sets.
     struct Feed {
         let transceiver: Transceiver
         let queue: PacketQueue
+        let target: SendSideBandwidthEstimator.Target
     }
 
     /// `layer` feeds this receiver from now on, from its encoder `feed`'s next keyframe.
@@ -174,8 +176,8 @@ public final class SenderConnection: @unchecked Sendable {
         }
     }
 
-    func feedSnapshot() -> Feed {
-        lock.withLock { Feed(transceiver: state.transceiver, queue: queue) }
+    func feedSnapshot(at now: Instant) -> Feed {
+        lock.withLock { Feed(transceiver: state.transceiver, queue: queue, target: state.bandwidth.target(at: now)) }
     }
 
     func target(at now: Instant) -> SendSideBandwidthEstimator.Target {
