@@ -57,14 +57,16 @@ struct LayerState {
 
     /// docs/behaviour.md §7.5 and §12, from each member's pacer delay and whether it awaits a
     /// keyframe: a frame is held back, not queued behind seconds of others, while a member's
-    /// queue is past the limit. A member twice that far behind, while another is not, holds no one
-    /// up: it is skipped (misses frames) until its queue is back under the limit, and then takes
-    /// the stream again from a keyframe.
+    /// queue is past the limit. A member twice that far behind, while another keeps up (its
+    /// queue under the limit), holds no one up: it is skipped (misses frames) until its queue is
+    /// back under the limit, and then takes the stream again from a keyframe. A member alone is
+    /// never skipped.
     static func backlog(delays: [Duration], awaitingKeyframe: [Bool]) -> (held: Bool, skip: [Bool]) {
         let limit = ConnectionState.maxQueueDelay
-        let someNear = delays.contains { $0 <= limit * 2 }
+        // A skipped member is past the limit, so whoever keeps up is another.
+        let someoneKeepsUp = delays.contains { $0 <= limit }
         let skip = zip(delays, awaitingKeyframe).map { delay, awaiting in
-            someNear && (delay > limit * 2 || (delay > limit && awaiting))
+            someoneKeepsUp && (delay > limit * 2 || (delay > limit && awaiting))
         }
         let held = zip(delays, skip).contains { delay, skipped in !skipped && delay > limit }
         return (held, skip)

@@ -200,3 +200,27 @@ struct LayerBandTests {
         #expect(band.band == 0)
     }
 }
+
+/// Which members a frame skips and whether it is held, on plain durations.
+struct LayerBacklogTests {
+    @Test func aMemberAlone_isHeldBack_neverSkipped() {
+        for (delay, awaiting) in [(Duration.milliseconds(300), true), (.milliseconds(900), false)] {
+            let backlog = LayerState.backlog(delays: [delay], awaitingKeyframe: [awaiting])
+            #expect(backlog.held && backlog.skip == [false], "\(delay), awaiting \(awaiting)")
+        }
+    }
+
+    @Test func farBehindWhileAnotherKeepsUp_isSkipped_andHoldsNoOneUp() {
+        let far = LayerState.backlog(delays: [.milliseconds(20), .milliseconds(600)], awaitingKeyframe: [false, false])
+        #expect(!far.held && far.skip == [false, true])
+        // Back under 500 ms but still waiting for its keyframe: still skipped.
+        let draining = LayerState.backlog(delays: [.milliseconds(20), .milliseconds(300)], awaitingKeyframe: [false, true])
+        #expect(!draining.held && draining.skip == [false, true])
+        // Past 250 ms and not waiting: held for all, as for one receiver.
+        let behind = LayerState.backlog(delays: [.milliseconds(20), .milliseconds(300)], awaitingKeyframe: [false, false])
+        #expect(behind.held && behind.skip == [false, false])
+        // Nobody keeps up: nobody is skipped.
+        let all = LayerState.backlog(delays: [.milliseconds(300), .milliseconds(600)], awaitingKeyframe: [true, false])
+        #expect(all.held && all.skip == [false, false])
+    }
+}
