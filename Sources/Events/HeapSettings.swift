@@ -17,12 +17,4 @@ public enum HeapSettings {
         _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         _ = mallopt(M_ARENA_MAX, 2)
     }
-
-    /// Gives the pages of freed blocks back, wherever they sit in an arena.
-    /// Called when a codec instance has been freed: what its threads left
-    /// free below blocks still in use stays resident otherwise: a sender
-    /// kept 1.4 MiB that way from its first rebuild's new encoder.
-    public static func returnFreedPages() {
-        _ = malloc_trim(0)
-    }
 }

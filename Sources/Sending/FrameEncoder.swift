@@ -3,7 +3,6 @@ import Encoders
 import Media
 import YUV
 import ControlProtocol
-import Events
 
 /// One encoder generation: the codec instance and its picture buffer, used
 /// only on the encode thread it was made for. A fresh encoder is a new one;
@@ -34,20 +33,16 @@ final class FrameEncoder: @unchecked Sendable {
                 return
             }
         }
-        if encoder != nil {
-            encoder = nil
-            HeapSettings.returnFreedPages()
-        }
+        encoder = nil
         encoder = try VideoEncoder(codec, settings: wanted)
         picture.resize(width: wanted.width, height: wanted.height)
     }
 
     /// The generation is over: its codec instance and picture are freed now,
-    /// not whenever the last reference goes, and their pages given back.
+    /// not whenever the last reference goes.
     func close() {
         encoder = nil
         picture = I420Picture(width: 16, height: 16)
-        HeapSettings.returnFreedPages()
     }
 
     /// Encodes `surface` as the picture at `timestamp`, handing it to
