@@ -1,3 +1,5 @@
+import Glibc
+
 /// One screen-sized picture in BGRx (what X11 and PipeWire deliver; libyuv calls it "ARGB").
 ///
 /// Surfaces are allocated once by a `SurfacePool` and reused; the bytes are
@@ -16,6 +18,8 @@ public final class Surface: @unchecked Sendable {
     /// The source's frame counter (the synthetic source stamps it into the picture).
     public internal(set) var frameNumber: UInt64 = 0
     var holds = 0
+    /// Whether capture wrote into it since the pool last gave idle pages back; guarded by the pool's lock.
+    var writtenSinceGiveBack = false
 
     init(index: Int, capacity: Int) {
         self.index = index
@@ -33,6 +37,18 @@ public final class Surface: @unchecked Sendable {
         self.width = width
         self.height = height
         return true
+    }
+
+    /// Hands the pages past the first `keeping` bytes back to the system: they
+    /// read as zeros when next touched. Only whole pages inside the allocation
+    /// are given back, never the allocator's header before `pixels`.
+    func giveBackPages(keeping: Int) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let base = Int(bitPattern: pixels)
+        let start = (base + keeping + page - 1) / page * page
+        let end = (base + capacity) / page * page
+        guard end > start, let from = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(from, end - start, MADV_DONTNEED)
     }
 
     public var bytes: UnsafeMutableRawBufferPointer {

@@ -106,7 +106,7 @@ public final class ShareRunner: @unchecked Sendable {
 
     private func loop(_ session: ShareSession, _ connection: SenderConnection, _ recovery: ShareRecovery) {
         let started = clock.now
-        heartbeat.run(recovery: { recovery.tick(); session.lookAfterLayers() }) { now in
+        heartbeat.run(recovery: { recovery.tick(); session.lookAfterResources() }) { now in
             let status = session.status(of: connection, watchdog: recovery.doing(for: connection.config.id))
             output.event("status", status.json, human: status.firstLine + "\n" + status.secondLine)
             guard let duration = options.duration, (now - started).inSeconds >= duration else { return true }

@@ -12,7 +12,7 @@ import Sending
 /// so each receiver's stream goes on under its SSRC, with new SPS/PPS in band
 /// where the size changes.
 public final class ShareSession: @unchecked Sendable {
-    // Safety: `parameters`, `source`, `feed` and `running` are guarded by `lock`;
+    // Safety: `parameters`, `source`, `feed`, `running` and `lastGiveBack` are guarded by `lock`;
     // `switching` serialises what starts and stops sources: a switch, a restart, the stop.
     public let clock: any MonotonicClock
     public let output: EventOutput
@@ -22,6 +22,9 @@ public final class ShareSession: @unchecked Sendable {
     private var feed: CaptureFeed
     private var parameters: ShareParameters
     private let pool: SurfacePool
+    private var lastGiveBack: Instant?
+    /// How often surfaces capture has stopped using give their memory back (§2.3).
+    static let giveBackInterval = Duration.seconds(10)
     private let hub: FrameHub
     private let layers: EncoderLayers
     private var running = false
@@ -71,9 +74,20 @@ public final class ShareSession: @unchecked Sendable {
 
     public var receivers: [SenderConnection] { layers.connections }
 
-    /// Moves receivers whose estimate has changed class to that class's layer; called on the recovery tick.
-    public func lookAfterLayers() {
+    /// Called on the recovery tick: moves receivers whose estimate has changed
+    /// class to that class's layer, and every 10 s gives back the memory of
+    /// surfaces capture has stopped using.
+    public func lookAfterResources() {
         layers.rebalance()
+        let now = clock.now
+        let due = lock.withLock { () -> Bool in
+            guard let last = lastGiveBack, now - last < ShareSession.giveBackInterval else {
+                lastGiveBack = now
+                return true
+            }
+            return false
+        }
+        if due { pool.giveBackIdlePages() }
     }
 
     /// The layers and who is on each, for diagnostics.

@@ -83,7 +83,7 @@ final class SimulatedShare: @unchecked Sendable {
         recovery.attach(connection)
         let (heartbeat, recovery, done, session) = (self.heartbeat, self.recovery, self.done, self.session)
         Thread {
-            heartbeat.run(recovery: { recovery.tick(); session.lookAfterLayers() }) { _ in true }
+            heartbeat.run(recovery: { recovery.tick(); session.lookAfterResources() }) { _ in true }
             done.signal()
         }.start()
     }

@@ -299,7 +299,7 @@ public final class ControlServer: @unchecked Sendable {
     public func lookAfterRecovery() {
         guard let s = lock.withLock({ share }) else { return }
         s.recovery.tick()
-        s.session.lookAfterLayers()
+        s.session.lookAfterResources()
         watchReceivers()
     }
 
