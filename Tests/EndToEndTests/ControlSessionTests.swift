@@ -54,32 +54,19 @@ import Testing
         return serve
     }
 
-    func answer(_ serve: ManagedProcess, id: Int) -> [String: Any]? {
-        var found: [String: Any]?
-        serve.waitFor(timeout: 10) { p in
-            found = p.lines.lazy.compactMap { line -> [String: Any]? in
-                guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                      o["id"] as? Int == id, ["reply", "error"].contains(o["event"] as? String) else { return nil }
-                return o
-            }.first
-            return found != nil
-        }
-        return found
-    }
-
     @Test func badInputGetsAnErrorAndTheShareCarriesOn() throws {
         let key = try makeKeyFile()
         let (receiver, address) = try ManagedProcess.receiver(key: key.path, seconds: 20)
         let serve = try serve()
         serve.send(#"{"cmd":"start","id":1}"#)
-        #expect(answer(serve, id: 1)?["code"] as? String == "helloFirst")
+        #expect(serve.answer(id: 1)?["code"] as? String == "helloFirst")
         serve.send(#"{"cmd":"hello","protocol":1,"id":2}"#)
-        #expect(answer(serve, id: 2)?["ok"] as? Bool == true)
+        #expect(serve.answer(id: 2)?["ok"] as? Bool == true)
         serve.send(#"{"cmd":"start","size":"640x360","fps":15,"scenario":"motion","id":3}"#)
-        #expect(answer(serve, id: 3)?["ok"] as? Bool == true)
+        #expect(serve.answer(id: 3)?["ok"] as? Bool == true)
         let add = #"{"cmd":"addReceiver","id":4,"receiver":"r1","destination":"\#(address)","srtp":{"key":"\#(key.base64)"},"codecs":[{"name":"H264","payloadType":96,"packetizationMode":1}]}"#
         serve.send(add)
-        #expect(answer(serve, id: 4)?["ok"] as? Bool == true)
+        #expect(serve.answer(id: 4)?["ok"] as? Bool == true)
         let short = Data((0..<16).map { UInt8($0) }).base64EncodedString()
         serve.send("{not json")
         serve.send(#"{"cmd":"fly","id":5}"#)
@@ -88,26 +75,26 @@ import Testing
         serve.send(#"{"cmd":"report","id":8,"receiver":"nobody","screenStalled":true}"#)
         serve.send(#"{"cmd":"start","id":9}"#)
         serve.send(#"{"cmd":"addReceiver","id":10,"receiver":"r3","destination":"192.0.2.1:5004","insecure":true,"codecs":[{"name":"VP8","payloadType":96}]}"#)
-        #expect(answer(serve, id: 5)?["code"] as? String == "unknownCommand")
-        #expect(answer(serve, id: 6)?["code"] as? String == "missingField")
-        let badKey = answer(serve, id: 7)
+        #expect(serve.answer(id: 5)?["code"] as? String == "unknownCommand")
+        #expect(serve.answer(id: 6)?["code"] as? String == "missingField")
+        let badKey = serve.answer(id: 7)
         #expect(badKey?["code"] as? String == "badKey")
         #expect((badKey?["message"] as? String)?.contains("got 16") == true)
-        #expect(answer(serve, id: 8)?["code"] as? String == "unknownReceiver")
-        #expect(answer(serve, id: 9)?["code"] as? String == "alreadySharing")
-        #expect(answer(serve, id: 10)?["code"] as? String == "insecureRefused")
+        #expect(serve.answer(id: 8)?["code"] as? String == "unknownReceiver")
+        #expect(serve.answer(id: 9)?["code"] as? String == "alreadySharing")
+        #expect(serve.answer(id: 10)?["code"] as? String == "insecureRefused")
         #expect(serve.events("error").contains { $0["code"] as? String == "malformedJSON" })
         // Plain RTP to loopback is fine; it may not then move off loopback.
         serve.send(#"{"cmd":"addReceiver","id":20,"receiver":"plain","destination":"127.0.0.1:9","codecs":[{"name":"VP8","payloadType":96}]}"#)
-        #expect(answer(serve, id: 20)?["ok"] as? Bool == true)
+        #expect(serve.answer(id: 20)?["ok"] as? Bool == true)
         serve.send(#"{"cmd":"updateReceiver","id":21,"receiver":"plain","destination":"192.0.2.1:5004"}"#)
-        #expect(answer(serve, id: 21)?["code"] as? String == "insecureRefused")
+        #expect(serve.answer(id: 21)?["code"] as? String == "insecureRefused")
         serve.send(#"{"cmd":"removeReceiver","id":22,"receiver":"plain"}"#)
-        #expect(answer(serve, id: 22)?["ok"] as? Bool == true)
+        #expect(serve.answer(id: 22)?["ok"] as? Bool == true)
         serve.send(#"{"cmd":"setLogLevel","id":23,"level":"debug"}"#)
-        #expect(answer(serve, id: 23)?["level"] as? String == "debug")
+        #expect(serve.answer(id: 23)?["level"] as? String == "debug")
         serve.send(#"{"cmd":"keyframe","id":24,"receiver":"r1"}"#)
-        #expect(answer(serve, id: 24)?["ok"] as? Bool == true)
+        #expect(serve.answer(id: 24)?["ok"] as? Bool == true)
         #expect(serve.waitFor(timeout: 3) { $0.events("log").contains { $0["level"] as? String == "debug" } })
         // The share carried on through all of it.
         let before = serve.events("status").last { $0["receiver"] as? String == "r1" }?["framesSent"] as? Int ?? 0
@@ -116,7 +103,7 @@ import Testing
         #expect(after > before + 15)
         #expect(serve.events("status").contains { $0["scope"] as? String == "share" && ($0["line1"] as? String)?.hasPrefix("Screen:") == true })
         serve.send(#"{"cmd":"stop","id":11}"#)
-        #expect(answer(serve, id: 11)?["ok"] as? Bool == true)
+        #expect(serve.answer(id: 11)?["ok"] as? Bool == true)
         #expect(serve.events("share").last?["state"] as? String == "off")
         serve.interrupt()
         #expect(serve.waitForExit(timeout: 10) == 0)
@@ -138,10 +125,10 @@ import Testing
         let serve = try serve()
         serve.send(#"{"cmd":"hello","protocol":1}"#)
         serve.send(#"{"cmd":"start","size":"320x180","fps":15,"scenario":"motion","id":1}"#)
-        #expect(answer(serve, id: 1)?["ok"] as? Bool == true)
+        #expect(serve.answer(id: 1)?["ok"] as? Bool == true)
         for (i, address) in addresses.enumerated() {
             serve.send(#"{"cmd":"addReceiver","id":\#(10 + i),"receiver":"r\#(i)","destination":"\#(address)","srtp":{"key":"\#(key.base64)"},"codecs":[{"name":"H264","payloadType":96,"packetizationMode":1}]}"#)
-            #expect(answer(serve, id: 10 + i)?["ok"] as? Bool == true)
+            #expect(serve.answer(id: 10 + i)?["ok"] as? Bool == true)
         }
         Thread.sleep(forTimeInterval: 3)
         kill(receivers[0].process.processIdentifier, SIGKILL)

@@ -68,6 +68,20 @@ final class ManagedProcess: @unchecked Sendable {
         try? stdin.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
     }
 
+    /// The `reply` or `error` a `serve` printed for command `id`, waited for up to `timeout`.
+    func answer(id: Int, timeout: TimeInterval = 10) -> [String: Any]? {
+        var found: [String: Any]?
+        waitFor(timeout: timeout) { p in
+            found = p.lines.lazy.compactMap { line -> [String: Any]? in
+                guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      o["id"] as? Int == id, ["reply", "error"].contains(o["event"] as? String) else { return nil }
+                return o
+            }.first
+            return found != nil
+        }
+        return found
+    }
+
     /// Waits until `condition` holds on the collected lines, or `timeout` passes.
     @discardableResult
     func waitFor(timeout: TimeInterval, _ condition: (ManagedProcess) -> Bool) -> Bool {

@@ -20,21 +20,56 @@ struct RecoveryGate {
 
     let sender: ManagedProcess
     let receiver: ManagedProcess
+    /// With `watched`: a second receiver on the wedged one's layer, never wedged itself.
+    let watcher: ManagedProcess?
     let client: StandInCallClient
     let key: (path: String, base64: String)
     let link: LinkNamespace?
 
     /// `link` nil is loopback; otherwise both processes run in a namespace shaped to that rate.
-    init(wedge: String?, senderArguments: [String] = [], seconds: Int, link rate: String? = nil) throws {
+    /// `watched`: `serve` sends to the receiver and a watcher on one layer (docs/behaviour.md §12),
+    /// instead of `share` to the receiver alone.
+    init(wedge: String?, senderArguments: [String] = [], seconds: Int, link rate: String? = nil, watched: Bool = false) throws {
         key = try makeKeyFile()
         link = try rate.map(LinkNamespace.init(rate:))
         let wedging = wedge.map { ["--wedge", $0, "--wedge-after", "\(RecoveryGate.wedgeAfter)"] } ?? []
         let (receiver, address) = try ManagedProcess.receiver(key: key.path, seconds: seconds + 2, wedging, namespace: link?.name)
-        sender = try ManagedProcess("screenshare", ["share", "--size", "1280x720", "--scenario", "motion", "--to", address,
-                                                    "--srtp-key-file", key.path, "--duration", "\(seconds)", "--json"] + senderArguments,
-                                    namespace: link?.name)
         self.receiver = receiver
-        client = StandInCallClient(sender: sender, receiver: { receiver })
+        guard watched else {
+            sender = try ManagedProcess("screenshare", ["share", "--size", "1280x720", "--scenario", "motion", "--to", address,
+                                                        "--srtp-key-file", key.path, "--duration", "\(seconds)", "--json"] + senderArguments,
+                                        namespace: link?.name)
+            watcher = nil
+            client = StandInCallClient(sender: sender, receiver: { receiver })
+            return
+        }
+        let watcherKey = try makeKeyFile()
+        let (watcher, watcherAddress) = try ManagedProcess.receiver(key: watcherKey.path, seconds: seconds + 2, namespace: link?.name)
+        self.watcher = watcher
+        sender = try ManagedProcess("screenshare", ["serve", "--control", "stdio"], namespace: link?.name)
+        client = StandInCallClient(sender: sender, kind: .serve, receivers: [("receiver", { receiver }), ("watcher", { watcher })])
+        try Self.startServing(sender, to: [("receiver", "the receiver", address, key.base64),
+                                           ("watcher", "the watcher", watcherAddress, watcherKey.base64)])
+    }
+
+    struct Refused: Error, CustomStringConvertible {
+        let command: String
+        var description: String { "serve refused \(command)" }
+    }
+
+    /// What a call client says to `serve` to share the synthetic screen the way `share` does to each receiver.
+    private static func startServing(_ serve: ManagedProcess, to receivers: [(id: String, name: String, address: String, key: String)]) throws {
+        let h264 = #"[{"name":"H264","payloadType":102,"profileLevelId":"42e01f","packetizationMode":1}]"#
+        var commands = [#"{"cmd":"hello","protocol":1,"logLevel":"info""#,
+                        #"{"cmd":"start","source":"synthetic","size":"1280x720","scenario":"motion","fps":30"#]
+        for r in receivers {
+            commands.append(#"{"cmd":"addReceiver","receiver":"\#(r.id)","name":"\#(r.name)","destination":"\#(r.address)","#
+                            + #""srtp":{"profile":"AES_CM_128_HMAC_SHA1_80","key":"\#(r.key)"},"codecs":\#(h264)"#)
+        }
+        for (i, command) in commands.enumerated() {
+            serve.send(command + ",\"id\":\(i + 1)}")
+            guard serve.answer(id: i + 1)?["ok"] as? Bool == true else { throw Refused(command: String(command.prefix(40))) }
+        }
     }
 
     var linkName: String { link == nil ? "loopback" : "1.5 Mbit/s" }
@@ -42,11 +77,11 @@ struct RecoveryGate {
     func finish() {
         client.stop()
         sender.interrupt()
-        receiver.send("stop")
+        for r in [receiver] + [watcher].compactMap({ $0 }) { r.send("stop") }
         _ = sender.waitForExit(timeout: 10)
-        _ = receiver.waitForExit(timeout: 10)
+        for r in [receiver] + [watcher].compactMap({ $0 }) { _ = r.waitForExit(timeout: 10) }
         link?.close()
-        let everything = sender.lines.joined() + receiver.lines.joined()
+        let everything = sender.lines.joined() + receiver.lines.joined() + (watcher?.lines.joined() ?? "")
         #expect(!everything.contains(key.base64), "the key never appears in any output")
     }
 
@@ -68,6 +103,20 @@ struct RecoveryGate {
         return (mended, try #require(report))
     }
 
+    /// When the receiver's wedge engaged.
+    var engaged: Double? { client.firstTime(from: "receiver", containing: "\"event\":\"wedge\"", "engaged") }
+
+    /// The sender's diagnostics text: `share` prints it on SIGUSR1, `serve` answers the command.
+    func diagnostics() -> String {
+        guard watcher != nil else {
+            kill(sender.process.processIdentifier, SIGUSR1)
+            sender.waitFor(timeout: 5) { !$0.events("diagnostics").isEmpty }
+            return sender.events("diagnostics").first?["text"] as? String ?? ""
+        }
+        sender.send(#"{"cmd":"diagnostics","id":1000}"#)
+        return sender.answer(id: 1000)?["text"] as? String ?? ""
+    }
+
     /// When the receiver first reported its view stalled.
     var report: Double? { client.firstTime(from: "receiver", containing: "\"screenStalled\":true") }
 
@@ -80,9 +129,9 @@ struct RecoveryGate {
     /// When the sender said it sends: the start its `--fault` times count from.
     var sending: Double? { client.firstTime(from: "sender", containing: "\"event\":\"sending\"") }
 
-    /// The receiver's decoded frame rate, once a second.
-    var decodedFPS: [(at: Double, fps: Double)] {
-        client.lines(from: "receiver", containing: "\"event\":\"figures\"").compactMap { seen in
+    /// The receiver's (or the watcher's) decoded frame rate, once a second.
+    func decodedFPS(of label: String = "receiver") -> [(at: Double, fps: Double)] {
+        client.lines(from: label, containing: "\"event\":\"figures\"").compactMap { seen in
             guard let object = try? JSONSerialization.jsonObject(with: Data(seen.line.utf8)) as? [String: Any],
                   let fps = object["decodedFps"] as? Double else { return nil }
             return (seen.at, fps)
@@ -91,8 +140,8 @@ struct RecoveryGate {
 
     /// When `restoredFor` seconds of decoding at `restoredFPS` or more began, after `after`;
     /// each figure is the second before it.
-    func restored(after: Double) -> Double? {
-        let figures = decodedFPS.filter { $0.at >= after + 1 }
+    func restored(after: Double, of label: String = "receiver") -> Double? {
+        let figures = decodedFPS(of: label).filter { $0.at >= after + 1 }
         guard figures.count >= Self.restoredFor else { return nil }
         for i in 0...(figures.count - Self.restoredFor) where figures[i..<(i + Self.restoredFor)].allSatisfy({ $0.fps >= Self.restoredFPS }) {
             return figures[i].at - 1
@@ -101,10 +150,10 @@ struct RecoveryGate {
     }
 
     /// Waits for `restored(after:)`, the figures of `restoredFor` seconds and a second more.
-    func waitForRestore(after: Double) -> Double? {
+    func waitForRestore(after: Double, of label: String = "receiver") -> Double? {
         let deadline = Date(timeIntervalSinceNow: Double(Self.restoredFor) + 5)
         while Date() < deadline {
-            if let t = restored(after: after) { return t }
+            if let t = restored(after: after, of: label) { return t }
             Thread.sleep(forTimeInterval: 0.1)
         }
         return nil
@@ -112,7 +161,31 @@ struct RecoveryGate {
 
     /// The first second after `after` whose decoding fell below `restoredFPS`: a fault seen at the receiver.
     func fell(after: Double) -> Double? {
-        decodedFPS.first { $0.at >= after && $0.fps < Self.restoredFPS }?.at
+        decodedFPS().first { $0.at >= after && $0.fps < Self.restoredFPS }?.at
+    }
+
+    /// A share-again gives everyone a new transceiver: the watcher may miss this long while it takes its keyframe.
+    static let shareAgainGap = 5.0
+
+    /// With a watcher: it decoded at `restoredFPS` or more in every second from `from` to the end,
+    /// whatever the ladder did for the receiver on its layer, but for `shareAgainGap` after a
+    /// share-again, by which time it is restored.
+    func expectWatcherKeptDecoding(from: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard watcher != nil else { return }
+        let shareAgain = step("shareAgain")
+        let figures = decodedFPS(of: "watcher").filter { $0.at >= from + 1 }
+        let excused = { (at: Double) in shareAgain.map { at >= $0 && at <= $0 + Self.shareAgainGap } ?? false }
+        let slow = figures.filter { $0.fps < Self.restoredFPS && !excused($0.at) }.map { "\(Self.format($0.at)) s: \($0.fps) fps" }
+        print("watcher: \(figures.count) s of figures, \(slow.count) below \(Int(Self.restoredFPS)) fps outside a share-again")
+        #expect(figures.count >= 5, "the watcher's figures came", sourceLocation: sourceLocation)
+        #expect(slow.isEmpty, "the watcher on the receiver's layer kept decoding: \(slow)", sourceLocation: sourceLocation)
+        if let shareAgain {
+            let back = waitForRestore(after: shareAgain, of: "watcher")
+            #expect((back ?? .infinity) - shareAgain <= Self.shareAgainGap, "the watcher was restored after the share-again",
+                    sourceLocation: sourceLocation)
+        }
+        let layers = sender.events("status").filter { $0["receiver"] != nil }.suffix(2).compactMap { $0["layer"] as? Int }
+        #expect(layers.count == 2 && layers[0] == layers[1], "both on one layer: \(layers)", sourceLocation: sourceLocation)
     }
 
     /// Expects `later` to come `spacing` seconds (± the margin) after `earlier`.

@@ -8,8 +8,8 @@ import Testing
 /// after the first keyframe, the share-again 10 s later, the give-up 10 s after that (± 1 s).
 /// The sender's own faults must be mended within 15 s.
 enum RecoveryGates {
-    static func keyframeWedge(link: String?) throws {
-        let run = try RecoveryGate(wedge: "keyframe", seconds: 24, link: link)
+    static func keyframeWedge(link: String?, watched: Bool = false) throws {
+        let run = try RecoveryGate(wedge: "keyframe", seconds: 24, link: link, watched: watched)
         defer { run.finish() }
         let engaged = try #require(run.wait(15, from: "receiver", "\"event\":\"wedge\"", "engaged"))
         let mended = try #require(run.wait(30, from: "receiver", "\"event\":\"wedge\"", "mended"))
@@ -23,10 +23,11 @@ enum RecoveryGates {
             #expect((restored ?? .infinity) - report <= RecoveryGate.gate)
         }
         #expect(run.step("rebuild") == nil, "a keyframe was enough: no rebuild")
+        run.expectWatcherKeptDecoding(from: engaged)
     }
 
-    static func decoderWedge(link: String?) throws {
-        let run = try RecoveryGate(wedge: "decoder", seconds: 32, link: link)
+    static func decoderWedge(link: String?, watched: Bool = false) throws {
+        let run = try RecoveryGate(wedge: "decoder", seconds: 32, link: link, watched: watched)
         defer { run.finish() }
         let (mended, report) = try run.wedgeMended(within: 30)
         let (keyframe, rebuild) = (run.step("keyframe"), run.step("rebuild"))
@@ -39,18 +40,17 @@ enum RecoveryGates {
         #expect((restored ?? .infinity) - report <= RecoveryGate.gate, "restored within 30 s of the report")
         #expect(run.client.firstTime(from: "sender", containing: "Restarting your share for the receiver…") != nil)
         #expect(run.step("shareAgain") == nil, "no share-again")
-        // Diagnostics on SIGUSR1: the receiver's figures and the ladder's history, never the key.
-        kill(run.sender.process.processIdentifier, SIGUSR1)
-        #expect(run.sender.waitFor(timeout: 5) { !$0.events("diagnostics").isEmpty })
-        let text = run.sender.events("diagnostics").first?["text"] as? String ?? ""
+        // Diagnostics: the receiver's figures and the ladder's history, never the key.
+        let text = run.diagnostics()
         #expect(text.contains("recovery history:"))
         #expect(text.contains("rebuild"))
         #expect(text.contains("encoder: x264"))
         #expect(!text.contains(run.key.base64))
+        run.expectWatcherKeptDecoding(from: run.engaged ?? 0)
     }
 
-    static func stickyWedge(link: String?) throws {
-        let run = try RecoveryGate(wedge: "sticky", seconds: 40, link: link)
+    static func stickyWedge(link: String?, watched: Bool = false) throws {
+        let run = try RecoveryGate(wedge: "sticky", seconds: 40, link: link, watched: watched)
         defer { run.finish() }
         let (mended, report) = try run.wedgeMended(within: 35)
         let (keyframe, rebuild, shareAgain) = (run.step("keyframe"), run.step("rebuild"), run.step("shareAgain"))
@@ -65,10 +65,11 @@ enum RecoveryGates {
         #expect(mended > (shareAgain ?? .infinity), "mended by the share-again, not before")
         #expect((restored ?? .infinity) - report <= RecoveryGate.gate, "restored within 30 s of the report")
         #expect(run.step("gaveUp") == nil, "restored: no give-up")
+        run.expectWatcherKeptDecoding(from: run.engaged ?? 0)
     }
 
-    static func wedgeThatNeverMends(link: String?) throws {
-        let run = try RecoveryGate(wedge: "forever", seconds: 42, link: link)
+    static func wedgeThatNeverMends(link: String?, watched: Bool = false) throws {
+        let run = try RecoveryGate(wedge: "forever", seconds: 42, link: link, watched: watched)
         defer { run.finish() }
         _ = try #require(run.wait(15, from: "receiver", "\"event\":\"wedge\"", "engaged"))
         let said = try #require(run.wait(40, from: "sender", "Couldn't restore the receiver's view — try Stop and Share again"))
@@ -83,6 +84,7 @@ enum RecoveryGates {
         RecoveryGate.expectSpacing(shareAgain, gaveUp, 10, "give-up after the share-again")
         #expect(said - report <= RecoveryGate.gate + RecoveryGate.scheduleMargin, "said within 30 s of the report")
         #expect(run.client.firstTime(from: "receiver", containing: "\"event\":\"wedge\"", "mended") == nil)
+        run.expectWatcherKeptDecoding(from: run.engaged ?? 0)
     }
 
     /// `fault` as `--fault` takes it; it strikes `after` seconds into the share.
@@ -132,6 +134,27 @@ enum RecoveryGates {
 
     @Test func stoppedCapture_isRestartedOnTheSameContent() throws {
         try RecoveryGates.senderFault("capture-stops", after: 5, seconds: 22, link: nil)
+    }
+}
+
+/// The same gates through `serve` with a second receiver, the watcher, on the wedged one's layer
+/// (docs/behaviour.md §12): the wedged receiver's ladder keeps its schedule, and the watcher
+/// decodes on through every step but the share-again, which is for everyone.
+@Suite(.serialized) struct SharedLayerRecoveryGateTests {
+    @Test func keyframeWedge_isMendedByTheKeyframesAStallReportBrings() throws {
+        try RecoveryGates.keyframeWedge(link: nil, watched: true)
+    }
+
+    @Test func decoderWedge_isMendedByRebuildingThatReceiversScreen_sixSecondsAfterTheFirstKeyframe() throws {
+        try RecoveryGates.decoderWedge(link: nil, watched: true)
+    }
+
+    @Test func stickyWedge_isMendedOnlyBySharingAgain_tenSecondsAfterTheRebuild() throws {
+        try RecoveryGates.stickyWedge(link: nil, watched: true)
+    }
+
+    @Test func wedgeThatNeverMends_triesEveryStepOnTime_andIsSaidWithin30Seconds() throws {
+        try RecoveryGates.wedgeThatNeverMends(link: nil, watched: true)
     }
 }
 
