@@ -21,11 +21,25 @@ public struct NackLossMeter: Sendable {
     /// what a receiver's NACKs can make the meter hold.
     static let capacity = 4096
 
+    /// A NACK this long beyond the round trip after the packet following
+    /// its newest loss left may come from behind a standing queue, where a
+    /// bottleneck overruns.
+    public static let standingQueue: Duration = .milliseconds(250)
+    /// A standing queue delays every NACK, so one alone, however late, says
+    /// too little: a receiver under RFC 4585 may hold its feedback until its
+    /// next regular report (rtpbin on loopback sent NACKs 190–770 ms after the
+    /// packet that showed the gap, and others between them within 15 ms).
+    /// Only a second within this long, as late, says a queue stands.
+    static let queueEvidenceSpan: Duration = .seconds(1)
+    /// Late NACKs remembered, a bound on what a receiver can make the meter hold.
+    static let lateNacksKept = 32
+
     private struct Sent: Sendable {
         var sequenceNumber: UInt16
         var at: Instant
         var lost = false
-        var behindAQueue = false
+        /// The late NACK that told of it, if it was one.
+        var lateNack: Int?
     }
 
     private var sent = [Sent?](repeating: nil, count: NackLossMeter.capacity)
@@ -38,6 +52,9 @@ public struct NackLossMeter: Sendable {
     /// Of the numbers its NACKs named lately, how many were guesses (still on
     /// their way, or not sent yet) and how many in all.
     private var named = (guesses: 0, all: 0)
+    /// NACKs that came `standingQueue` late: a serial number each, and when.
+    private var lateNacks: [(serial: Int, at: Instant)] = []
+    private var nextLateNack = 0
     /// The numbers `named` spans before it is halved, so it follows the receiver as it is now.
     static let namedMemory = 256
     /// A receiver whose NACKs are this much guesswork asks by the clock, not by
@@ -53,24 +70,42 @@ public struct NackLossMeter: Sendable {
         if windowFirst == nil { windowFirst = sequenceNumber }
     }
 
-    /// Records the numbers one NACK asks for, and whether it came from behind
-    /// a standing queue; `guesses`, how many more it named that were still on
-    /// their way or not sent yet. Returns how many were new losses of packets still remembered.
+    /// Records the numbers one NACK asks for, `waited` beyond the round trip
+    /// after the packet following the newest of them left; `guesses`, how
+    /// many more it named that were still on their way or not sent yet.
+    /// Returns how many were new losses of packets still remembered.
     @discardableResult
-    public mutating func recordNack(_ sequenceNumbers: [UInt16], behindAQueue: Bool = false, guesses: Int = 0) -> Int {
+    public mutating func recordNack(_ sequenceNumbers: [UInt16], waited: Duration? = nil, guesses: Int = 0,
+                                    at now: Instant = .zero) -> Int {
         receiverNacks = true
         named.guesses += guesses
         named.all += guesses + sequenceNumbers.count
         if named.all > Self.namedMemory { named = (named.guesses / 2, named.all / 2) }
+        var late: Int?
+        if let waited, waited >= Self.standingQueue {
+            late = nextLateNack
+            nextLateNack += 1
+            lateNacks.append((nextLateNack - 1, now))
+            if lateNacks.count > Self.lateNacksKept { lateNacks.removeFirst() }
+        }
         var fresh = 0
         for number in sequenceNumbers {
             let index = Self.slot(number)
             guard let packet = sent[index], packet.sequenceNumber == number, !packet.lost else { continue }
             sent[index]?.lost = true
-            sent[index]?.behindAQueue = behindAQueue
+            sent[index]?.lateNack = late
             fresh += 1
         }
         return fresh
+    }
+
+    /// Whether the late NACK `serial` had another as late within
+    /// `queueEvidenceSpan`; nil while one may yet come.
+    private func confirmed(_ serial: Int, at now: Instant) -> Bool? {
+        guard let mine = lateNacks.first(where: { $0.serial == serial }) else { return false }
+        let span = Self.queueEvidenceSpan
+        if lateNacks.contains(where: { $0.serial != serial && $0.at - mine.at <= span && mine.at - $0.at <= span }) { return true }
+        return now - mine.at < span ? nil : false
     }
 
     /// The rate was just lowered: only packets sent from now on tell of the new one.
@@ -110,8 +145,16 @@ public struct NackLossMeter: Sendable {
                 firstAt = firstAt ?? packet.at
                 lastAt = packet.at
                 count += 1
-                if packet.lost, packet.behindAQueue || !guessing { lost += 1 }
-                if packet.lost, packet.behindAQueue { queued += 1 }
+                if packet.lost {
+                    var behindAQueue = false
+                    if let late = packet.lateNack {
+                        // Its window waits until a second late NACK confirms a queue or cannot.
+                        guard let queue = confirmed(late, at: now) else { return nil }
+                        behindAQueue = queue
+                    }
+                    if behindAQueue || !guessing { lost += 1 }
+                    if behindAQueue { queued += 1 }
+                }
             }
             next = number &+ 1
             if number == newest { break }

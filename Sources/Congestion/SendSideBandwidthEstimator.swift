@@ -68,10 +68,6 @@ public struct SendSideBandwidthEstimator: Sendable {
     static let lossWindow: Duration = .seconds(1)
     /// Until feedback says otherwise.
     static let assumedRoundTrip: Duration = .milliseconds(100)
-    /// A NACK that comes this long beyond the least round trip after the
-    /// packet following its loss left came from behind a standing queue: the
-    /// loss is a bottleneck overrunning.
-    public static let standingQueue: Duration = .milliseconds(250)
     /// How long after a packet leaves its NACK may still come: a round trip,
     /// and this for what the bottleneck has queued ahead of the packet after
     /// it, whose arrival shows the gap (a tbf's latency, a router's buffer).
@@ -257,10 +253,12 @@ public struct SendSideBandwidthEstimator: Sendable {
     }
 
     /// The sequence numbers one NACK asks for that were sent and followed;
-    /// `guesses`, how many more it named that were still on their way or not sent yet.
-    public mutating func onNack(sequenceNumbers: [UInt16], behindAQueue: Bool = false, guesses: Int = 0, at now: Instant) {
+    /// `waited`, the least time beyond the round trip that the packet after
+    /// any of them had been on its way (nil if it names none); `guesses`, how
+    /// many more it named that were still on their way or not sent yet.
+    public mutating func onNack(sequenceNumbers: [UInt16], waited: Duration? = nil, guesses: Int = 0, at now: Instant) {
         feedbackHeard = true
-        nackLoss.recordNack(sequenceNumbers, behindAQueue: behindAQueue, guesses: guesses)
+        nackLoss.recordNack(sequenceNumbers, waited: waited, guesses: guesses, at: now)
         updateLossFromReports(at: now)
     }
 

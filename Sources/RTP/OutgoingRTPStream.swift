@@ -53,17 +53,18 @@ public struct OutgoingRTPStream: Sendable {
     public var paddingPacketSize: Int { RTPHeader.fixedSize + extensions.size + Self.maxPadding }
 
     /// Writes the next packet as padding only (RFC 3550 §5.1: P set, no
-    /// payload, the last byte counting the padding), `paddingPacketSize`
-    /// bytes, for probing the path with fresh sequence numbers. Returns its
-    /// sequence number.
-    public mutating func paddingPacket(timestamp: UInt32, into out: inout [UInt8]) -> UInt16 {
+    /// payload, the last byte counting the padding): `padding` bytes of it
+    /// (1–255; by default `paddingPacketSize` in all, for probing the path),
+    /// under a fresh sequence number, which it returns.
+    public mutating func paddingPacket(timestamp: UInt32, padding: Int = OutgoingRTPStream.maxPadding, into out: inout [UInt8]) -> UInt16 {
+        let padding = min(max(padding, 1), Self.maxPadding)
         let sequence = nextSequence
         nextSequence &+= 1
         RTPHeader(padding: true, payloadType: payloadType, sequenceNumber: sequence, timestamp: timestamp, ssrc: ssrc)
             .marshal(into: &out)
         extensions.appendPlaceholder(to: &out)
-        out.append(contentsOf: repeatElement(0, count: Self.maxPadding - 1))
-        out.append(UInt8(Self.maxPadding))
+        out.append(contentsOf: repeatElement(0, count: padding - 1))
+        out.append(UInt8(padding))
         return sequence
     }
 }

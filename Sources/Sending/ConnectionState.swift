@@ -28,6 +28,14 @@ struct ConnectionState {
     var reportCounts = (ssrc: UInt32(0), packets: 0, octets: 0)
     /// Padding sent to probe the path (counted in `packetsSent` too: the SR's packet count is every packet).
     var probePacketsSent = 0
+    /// The receiver has asked for a number not yet sent: it waits for each
+    /// next packet by the clock, and gives one up as lost when none comes
+    /// for a few hundred milliseconds (rtpbin with retransmission: the packet
+    /// that does come after a still second is dropped as too late, and its
+    /// frame with it). From then on, silence on the stream is filled with keepalives.
+    var receiverWaitsByTheClock = false
+    /// Padding sent as keepalives (counted in `packetsSent` too).
+    var keepalivesSent = 0
     var retransmissions = 0
     /// NACKed packets not resent because retransmissions had used their share of the link.
     var retransmissionsRefused = 0
@@ -123,6 +131,10 @@ struct ConnectionState {
         retransmissionMeter.record(bytes * 8, at: now)
         return true
     }
+
+    /// A receiver that waits by the clock gets a keepalive after this long
+    /// with nothing sent: rtpbin gives a number up at its latency (200 ms by default).
+    static let keepaliveInterval: Duration = .milliseconds(100)
 
     /// The pacer's queue is held under this: past it new frames wait, since
     /// frames queued behind seconds of others only add delay. A keyframe the

@@ -10,6 +10,8 @@ struct PacketInfo: Sendable {
         case rtx
         /// Padding only, part of probe cluster `cluster`.
         case probe(cluster: Int)
+        /// Padding only, so a receiver that waits for the next number by the clock does not give it up.
+        case keepalive
     }
 
     /// The stream it was numbered on: a sender report counts only its own SSRC's packets.

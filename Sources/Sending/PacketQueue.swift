@@ -91,6 +91,11 @@ final class PacketQueue: @unchecked Sendable {
         }
     }
 
+    /// Ends a wait early: the sender has something new to decide.
+    func wake() {
+        condition.withLock { condition.broadcast() }
+    }
+
     /// The pacing rate, and how much of it unused an ordinary frame may spend at once.
     func setRate(_ rate: Int, burstBudget: Duration) {
         condition.withLock {

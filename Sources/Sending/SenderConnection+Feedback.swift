@@ -1,4 +1,3 @@
-import Congestion
 import Foundation
 import Media
 import RTP
@@ -117,9 +116,12 @@ extension SenderConnection {
         var resends: [(bytes: [UInt8], info: PacketInfo)] = []
         var refused = 0
         var early = 0
+        var ahead = false
         for sequence in nack.lostSequenceNumbers {
-            guard history.withLock({ $0.fate(of: sequence, at: now, roundTrip: roundTrip) }) == .overdue else {
+            let fate = history.withLock { $0.fate(of: sequence, at: now, roundTrip: roundTrip) }
+            guard fate == .overdue else {
                 early += 1
+                if fate == .unknown, transceiver.notNumberedYet(sequence) { ahead = true }
                 continue
             }
             overdue.append(sequence)
@@ -135,11 +137,8 @@ extension SenderConnection {
                                                    keyframe: false, kind: .retransmission, payloadLength: 0)))
             }
         }
-        // Most of its losses told of after the next packet waited on the way: a queue is standing.
-        let waited = overdue.filter { sequence in
-            history.withLock { $0.followed(sequence, at: now) }.map { $0 >= roundTrip + SendSideBandwidthEstimator.standingQueue } ?? false
-        }
-        let behindAQueue = !overdue.isEmpty && 2 * waited.count >= overdue.count
+        // The packet after the newest loss shows least what a queue on the way holds.
+        let waited = overdue.compactMap { sequence in history.withLock { $0.followed(sequence, at: now) } }.min().map { $0 - roundTrip }
         // Each goes ahead of everything queued, so the last first: they leave in order.
         for resend in resends.reversed() {
             _ = resend.bytes.withUnsafeBytes { bytes in
@@ -154,7 +153,12 @@ extension SenderConnection {
             state.retransmissions += resends.count
             state.retransmissionsRefused += refused
             state.nackedInFlight += early
-            state.bandwidth.onNack(sequenceNumbers: overdue, behindAQueue: behindAQueue, at: now)
+            state.bandwidth.onNack(sequenceNumbers: overdue, waited: waited, guesses: early, at: now)
+        }
+        // It waits for the next number by the clock: from now on, silence on the stream is filled.
+        if ahead, !lock.withLock({ state.receiverWaitsByTheClock }) {
+            lock.withLock { state.receiverWaitsByTheClock = true }
+            queue.wake()
         }
     }
 

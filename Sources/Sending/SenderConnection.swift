@@ -200,15 +200,16 @@ public final class SenderConnection: @unchecked Sendable {
     private func sendLoop() {
         var buffer = [UInt8](repeating: 0, count: PacketQueue.slotSize + SRTPSession.maximumTrailerLength)
         var nextReport = clock.now + ConnectionState.senderReportInterval
+        var lastSent = clock.now
         while lock.withLock({ state.running }) {
             let now = clock.now
             if now >= nextReport {
                 sendReport()
                 nextReport = now + ConnectionState.senderReportInterval
             }
-            let (rate, limited, probe, transceiver) = lock.withLock {
+            let (rate, limited, probe, transceiver, keepalive) = lock.withLock {
                 (state.pacingRate(now: now), state.bandwidth.target(at: now).limit.isPath, state.bandwidth.pendingProbe(at: now),
-                 state.transceiver)
+                 state.transceiver, state.receiverWaitsByTheClock ? lastSent + ConnectionState.keepaliveInterval : nil)
             }
             if let probe {
                 transceiver.sendPadding(count: probe.packetCount, cluster: probe.id, bitrate: probe.bitrate, into: queue)
@@ -217,10 +218,16 @@ public final class SenderConnection: @unchecked Sendable {
             switch queue.pop(into: &buffer, now: now) {
             case .packet(let length, let info):
                 send(&buffer, length: length, info: info)
+                lastSent = now
             case .wait(let until):
                 queue.wait(until: min(until, nextReport))
             case .empty:
-                queue.wait(until: nextReport)
+                if let keepalive, now >= keepalive {
+                    transceiver.sendKeepalive(at: now, into: queue)
+                    lastSent = now
+                } else {
+                    queue.wait(until: min(keepalive ?? nextReport, nextReport))
+                }
             }
         }
     }
@@ -241,7 +248,7 @@ public final class SenderConnection: @unchecked Sendable {
             switch info.kind {
             case .probe(let cluster): kind = .probe(cluster: cluster)
             case .rtx: kind = .retransmission
-            case .media, .retransmission: kind = .media
+            case .media, .retransmission, .keepalive: kind = .media
             }
             let transportSequence = lock.withLock {
                 state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind, sequenceNumber: info.sequence)
@@ -273,6 +280,10 @@ public final class SenderConnection: @unchecked Sendable {
                     return nil
                 case .probe:
                     state.probePacketsSent += 1
+                    state.countSent(info)
+                    return nil
+                case .keepalive:
+                    state.keepalivesSent += 1
                     state.countSent(info)
                     return nil
                 case .media:

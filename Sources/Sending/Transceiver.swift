@@ -118,16 +118,45 @@ final class Transceiver: Sendable {
     /// and queued in order with the media, so the receiver sees no gap and
     /// nothing out of order.
     func sendPadding(count: Int, cluster: Int, bitrate: Double, into queue: PacketQueue) {
+        pad(count: count, padding: OutgoingRTPStream.maxPadding, kind: .probe(cluster: cluster), rate: bitrate, into: queue) { $0 }
+    }
+
+    /// Queues the smallest padding-only packet under the next sequence
+    /// number, for a receiver that gives up on a number by the clock
+    /// (docs/behaviour.md §7.7); nothing before this stream's first frame.
+    /// It is stamped `keepaliveLag` before `now`: rtpbin gives a number up
+    /// once its latency has passed since the RTP time of the packet before,
+    /// so padding that carried the last frame's time would not hold it off;
+    /// and a frame captured within the lag, still in its encoder, keeps its
+    /// timestamp after the padding's.
+    func sendKeepalive(at now: Instant, into queue: PacketQueue) {
+        let lagged = timestamp(for: now - Self.keepaliveLag)
+        pad(count: 1, padding: 1, kind: .keepalive, rate: nil, into: queue) { last in
+            lagged &- last < 0x8000_0000 ? lagged : last
+        }
+    }
+
+    static let keepaliveLag: Duration = .milliseconds(50)
+
+    /// Whether `sequenceNumber` is one this stream has not numbered yet.
+    func notNumberedYet(_ sequenceNumber: UInt16) -> Bool {
+        numbering.withLock { sequenceNumber &- $0.stream.nextSequence < 0x8000 }
+    }
+
+    /// `stamp` gives the padding's timestamp from the last frame's.
+    private func pad(count: Int, padding: Int, kind: PacketInfo.Kind, rate: Double?, into queue: PacketQueue,
+                     stamp: (UInt32) -> UInt32) {
         numbering.withLock { n in
             guard !n.retired else { return }
-            let timestamp = n.lastTimestamp ?? n.stream.timestampBase
+            if kind == .keepalive, n.lastTimestamp == nil { return }
+            let timestamp = stamp(n.lastTimestamp ?? n.stream.timestampBase)
             for _ in 0..<count {
                 n.scratch.removeAll(keepingCapacity: true)
-                let sequence = n.stream.paddingPacket(timestamp: timestamp, into: &n.scratch)
+                let sequence = n.stream.paddingPacket(timestamp: timestamp, padding: padding, into: &n.scratch)
                 let info = PacketInfo(ssrc: n.stream.ssrc, sequence: sequence, timestamp: timestamp, marker: false, keyframe: false,
-                                      kind: .probe(cluster: cluster), payloadLength: 0)
+                                      kind: kind, payloadLength: 0)
                 _ = n.scratch.withUnsafeBytes { bytes in
-                    queue.push(info, rate: bitrate) { $0.copyMemory(from: bytes); return bytes.count }
+                    queue.push(info, rate: rate) { $0.copyMemory(from: bytes); return bytes.count }
                 }
             }
         }

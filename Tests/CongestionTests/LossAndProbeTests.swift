@@ -10,7 +10,7 @@ struct LossAndProbeTests {
         for i in 0..<200 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
         let lost: [UInt16] = (0..<10).map { UInt16($0 * 20) }
         #expect(meter.recordNack(lost) == 10)
-        #expect(meter.recordNack(lost, behindAQueue: true) == 0)
+        #expect(meter.recordNack(lost, waited: .milliseconds(300)) == 0)
         // At 500 ms, with 100 ms for NACKs to come, only 0–400 ms is judged: under a window.
         #expect(meter.takeLossRatio(at: .zero + .milliseconds(500), settle: .milliseconds(100)) == nil)
         // At 610 ms: packets 0…102 (0–510 ms), 0, 20, 40, 60, 80 and 100 of them lost; none told of from behind a queue.
@@ -20,30 +20,49 @@ struct LossAndProbeTests {
     }
 
     @Test func nackLoss_fromBehindAQueue_isSaidSo_whenMostOfTheWindowsLossIs() {
+        // Two NACKs 300 ms late, 400 ms apart: a queue stands, and the first one's losses are its too.
         var meter = NackLossMeter()
         for i in 0..<120 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
-        meter.recordNack([10, 11, 12], behindAQueue: true)
+        meter.recordNack([10, 11, 12], waited: .milliseconds(300), at: .zero + .milliseconds(700))
         meter.recordNack([50])
-        let window = meter.takeLossRatio(at: .seconds(1), settle: .milliseconds(100))
-        #expect(window?.ratio == 4.0 / 120.0 && window?.behindAQueue == true)
+        // Until a second late NACK comes, or a second has passed, the window waits.
+        #expect(meter.takeLossRatio(at: .zero + .milliseconds(900), settle: .milliseconds(100)) == nil)
+        meter.recordNack([60], waited: .milliseconds(300), at: .zero + .milliseconds(1100))
+        let window = meter.takeLossRatio(at: .zero + .milliseconds(1100), settle: .milliseconds(100))
+        #expect(window?.ratio == 5.0 / 120.0 && window?.behindAQueue == true)
+    }
+
+    @Test func nackLoss_oneLateNackAlone_isAHeldReport_notAQueue() {
+        // rtpbin holds a NACK 280 ms for its next regular report; the one
+        // before came within 15 ms, the one after is a second and more away.
+        var meter = NackLossMeter()
+        for i in 0..<120 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        meter.recordNack([5], waited: .milliseconds(15), at: .zero + .milliseconds(100))
+        meter.recordNack([10, 11, 12, 13, 14, 15, 16, 17], waited: .milliseconds(280), at: .zero + .milliseconds(400))
+        #expect(meter.takeLossRatio(at: .zero + .milliseconds(1300), settle: .milliseconds(100)) == nil)
+        meter.recordNack([110], waited: .milliseconds(300), at: .zero + .milliseconds(1500))
+        #expect(meter.takeLossRatio(at: .zero + .milliseconds(2400), settle: .milliseconds(100)) == nil)
+        let window = meter.takeLossRatio(at: .zero + .milliseconds(2600), settle: .milliseconds(100))
+        #expect(window?.ratio == 10.0 / 120.0 && window?.behindAQueue == false, "\(String(describing: window))")
     }
 
     @Test func nackLoss_fromAReceiverThatAsksAhead_countsOnlyLossBehindAQueue() {
         // A busy rtpbin names, with each packet just sent, the next ones it
         // expects: 40 of its 100 names are guesses. Of the 60 it asked for
-        // that were sent, only the 3 told of from behind a standing queue count.
+        // that were sent, only the 4 told of from behind a standing queue count.
         var meter = NackLossMeter()
         for i in 0..<120 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
         for i in 0..<19 { meter.recordNack([UInt16(20 + 3 * i), UInt16(21 + 3 * i), UInt16(22 + 3 * i)], guesses: 2) }
-        meter.recordNack([10, 11, 12], behindAQueue: true, guesses: 2)
+        meter.recordNack([10, 11, 12], waited: .milliseconds(300), guesses: 2, at: .zero + .milliseconds(600))
+        meter.recordNack([100], waited: .milliseconds(300), at: .zero + .milliseconds(900))
         #expect(meter.receiverGuesses)
         let window = meter.takeLossRatio(at: .seconds(1), settle: .milliseconds(100))
-        #expect(window?.ratio == 3.0 / 120.0 && window?.behindAQueue == true)
+        #expect(window?.ratio == 4.0 / 120.0 && window?.behindAQueue == true)
         // A receiver that asks by its gaps: the same names, no guesses, all count.
         var gaps = NackLossMeter()
         for i in 0..<120 { gaps.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
         for i in 0..<19 { gaps.recordNack([UInt16(20 + 3 * i), UInt16(21 + 3 * i), UInt16(22 + 3 * i)]) }
-        gaps.recordNack([10, 11, 12], behindAQueue: true, guesses: 1)
+        gaps.recordNack([10, 11, 12], waited: .milliseconds(300), guesses: 1)
         #expect(!gaps.receiverGuesses)
         #expect(gaps.takeLossRatio(at: .seconds(1), settle: .milliseconds(100))?.ratio == 60.0 / 120.0)
     }

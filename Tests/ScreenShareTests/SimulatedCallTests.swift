@@ -55,6 +55,22 @@ import Testing
         #expect(samples.last!.status.feedback == .receiverReports)
     }
 
+    @Test func nacksAskingAhead_onAWideLink_countAsNoLoss() throws {
+        // A receiver that NACKs by the clock: two of each three numbers it
+        // names are not sent yet. Counted as loss, the third (a packet it
+        // had) would read as a tenth of all sent and halve the target again
+        // and again; as guesses, nothing is lost, and the target holds at
+        // the 4 Mbit/s cap on a 10 Mbit/s link.
+        let link = SimulatedLink(bitsPerSecond: 10_000_000, queueLimit: .delay(.milliseconds(200)),
+                                 propagationDelay: .milliseconds(5), seed: 5)
+        let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: link, feedback: .nacksAhead)
+        defer { share.stop() }
+        let samples = share.sample(for: .seconds(6))
+        #expect(samples.allSatisfy { $0.status.targetBitrate >= 3_000_000 }, "\(Self.megabits(samples))")
+        #expect(share.connection.diagnosticLines.contains { $0.contains("NACKs ask ahead") },
+                "\(share.connection.diagnosticLines.joined(separator: "\n"))")
+    }
+
     @Test func nacksForAThirdOfTheLoss_fromTheCap_theQueueHasDrainedBy3Seconds() throws {
         // rtpbin behind a full tbf asks for one lost packet in three: its NACKs
         // say a 4 Mbit/s start into 1.5 Mbit/s loses a fifth, not the 60 % the

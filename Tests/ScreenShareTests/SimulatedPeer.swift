@@ -26,6 +26,10 @@ final class SimulatedPeer: @unchecked Sendable {
         /// NACKs alone, for one lost packet in three: what rtpbin asks for
         /// from behind a full tbf queue, where it gives up on the rest as too late.
         case nacksForAThird
+        /// NACKs by the clock, as rtpbin busy on loopback sends them: at the
+        /// end of each frame, the two numbers it expects next (not sent yet)
+        /// and one it has had; nothing is lost.
+        case nacksAhead
         case none
     }
 
@@ -151,6 +155,13 @@ final class SimulatedPeer: @unchecked Sendable {
                                padding: bytes[0] & 0x20 != 0, bytes: bytes, sendTime: sendTime, arrival: arrival))
         if let transport, feedback == .transportWide { unreported.append((transport, arrival)) }
         guard feedback != .none, let arrival else { return }
+        if feedback == .nacksAhead {
+            guard bytes[1] & 0x80 != 0 else { return }
+            let asked = [sequence &- 1, sequence &+ 1, sequence &+ 2]
+            outgoing.append((arrival + link.propagationDelay,
+                             .genericNACK(GenericNACK(senderSSRC: 0x5EED, mediaSSRC: ssrc, lostSequenceNumbers: asked))))
+            return
+        }
         nackGap(before: sequence, ssrc: ssrc, arrival: arrival)
     }
 

@@ -71,7 +71,8 @@ def run(check, link):
                  "%s new pictures a second after 3 s while the screen moves, under %d" % (
                      "%.1f" % fps if fps is not None else "no", FPS_FLOOR))
     if gaps:
-        check.failures.append("%d gaps over 0.5 s after 3 s (longest %.1f s)" % (len(gaps), max(gaps)))
+        where = ["%.1f–%.1f s" % (a, b) for a, b, moving in seen.gaps() if b > 3 and moving > 0.5]
+        check.failures.append("%d gaps over 0.5 s after 3 s (longest %.1f s; %s)" % (len(gaps), max(gaps), ", ".join(where)))
     check.expect(drop_share is not None and drop_share < DROP_CEILING,
                  "the bottleneck dropped %s of the packets after 3 s, not under %d %%" % (
                      "%.1f %%" % (100 * drop_share) if drop_share is not None else "an unknown share", 100 * DROP_CEILING))
