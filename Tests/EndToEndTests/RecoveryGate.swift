@@ -166,18 +166,24 @@ struct RecoveryGate {
 
     /// A share-again gives everyone a new transceiver: the watcher may miss this long while it takes its keyframe.
     static let shareAgainGap = 5.0
+    /// Seconds of the watcher's figures a gate judges at the least.
+    static let watcherSeconds = 5.0
 
-    /// With a watcher: it decoded at `restoredFPS` or more in every second from `from` to the end,
-    /// whatever the ladder did for the receiver on its layer, but for `shareAgainGap` after a
-    /// share-again, by which time it is restored.
+    /// With a watcher: it decoded at `restoredFPS` or more in every second from `from` to the end
+    /// (waiting for `watcherSeconds` of its figures, since a wedge mended at once ends the run
+    /// early), whatever the ladder did for the receiver on its layer, but for `shareAgainGap` after
+    /// a share-again, by which time it is restored.
     func expectWatcherKeptDecoding(from: Double, sourceLocation: SourceLocation = #_sourceLocation) {
-        guard watcher != nil else { return }
+        guard let watcher else { return }
         let shareAgain = step("shareAgain")
+        _ = watcher.waitFor(timeout: Self.watcherSeconds + 3) { _ in
+            decodedFPS(of: "watcher").filter { $0.at >= from + 1 }.count >= Int(Self.watcherSeconds)
+        }
         let figures = decodedFPS(of: "watcher").filter { $0.at >= from + 1 }
         let excused = { (at: Double) in shareAgain.map { at >= $0 && at <= $0 + Self.shareAgainGap } ?? false }
         let slow = figures.filter { $0.fps < Self.restoredFPS && !excused($0.at) }.map { "\(Self.format($0.at)) s: \($0.fps) fps" }
         print("watcher: \(figures.count) s of figures, \(slow.count) below \(Int(Self.restoredFPS)) fps outside a share-again")
-        #expect(figures.count >= 5, "the watcher's figures came", sourceLocation: sourceLocation)
+        #expect(figures.count >= Int(Self.watcherSeconds), "the watcher's figures came", sourceLocation: sourceLocation)
         #expect(slow.isEmpty, "the watcher on the receiver's layer kept decoding: \(slow)", sourceLocation: sourceLocation)
         if let shareAgain {
             let back = waitForRestore(after: shareAgain, of: "watcher")
