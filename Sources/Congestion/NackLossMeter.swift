@@ -38,8 +38,8 @@ public struct NackLossMeter: Sendable {
         var sequenceNumber: UInt16
         var at: Instant
         var lost = false
-        /// The late NACK that told of it, if it was one.
-        var lateNack: Int?
+        /// When the late NACK that told of it came, if it was one.
+        var lateNack: Instant?
     }
 
     private var sent = [Sent?](repeating: nil, count: NackLossMeter.capacity)
@@ -52,9 +52,8 @@ public struct NackLossMeter: Sendable {
     /// Of the numbers its NACKs named lately, how many were guesses (still on
     /// their way, or not sent yet) and how many in all.
     private var named = (guesses: 0, all: 0)
-    /// NACKs that came `standingQueue` late: a serial number each, and when.
-    private var lateNacks: [(serial: Int, at: Instant)] = []
-    private var nextLateNack = 0
+    /// When the NACKs that came `standingQueue` late came.
+    private var lateNacks: [Instant] = []
     /// The numbers `named` spans before it is halved, so it follows the receiver as it is now.
     static let namedMemory = 256
     /// A receiver whose NACKs are this much guesswork asks by the clock, not by
@@ -81,11 +80,10 @@ public struct NackLossMeter: Sendable {
         named.guesses += guesses
         named.all += guesses + sequenceNumbers.count
         if named.all > Self.namedMemory { named = (named.guesses / 2, named.all / 2) }
-        var late: Int?
+        var late: Instant?
         if let waited, waited >= Self.standingQueue {
-            late = nextLateNack
-            nextLateNack += 1
-            lateNacks.append((nextLateNack - 1, now))
+            late = now
+            lateNacks.append(now)
             if lateNacks.count > Self.lateNacksKept { lateNacks.removeFirst() }
         }
         var fresh = 0
@@ -99,13 +97,13 @@ public struct NackLossMeter: Sendable {
         return fresh
     }
 
-    /// Whether the late NACK `serial` had another as late within
-    /// `queueEvidenceSpan`; nil while one may yet come.
-    private func confirmed(_ serial: Int, at now: Instant) -> Bool? {
-        guard let mine = lateNacks.first(where: { $0.serial == serial }) else { return false }
+    /// Whether the late NACK that came at `late` had another as late within
+    /// `queueEvidenceSpan` (itself and one more); nil while one may yet come.
+    private func confirmed(_ late: Instant, at now: Instant) -> Bool? {
+        guard lateNacks.contains(late) else { return false }
         let span = Self.queueEvidenceSpan
-        if lateNacks.contains(where: { $0.serial != serial && $0.at - mine.at <= span && mine.at - $0.at <= span }) { return true }
-        return now - mine.at < span ? nil : false
+        if lateNacks.filter({ $0 - late <= span && late - $0 <= span }).count >= 2 { return true }
+        return now - late < span ? nil : false
     }
 
     /// The rate was just lowered: only packets sent from now on tell of the new one.

@@ -148,18 +148,18 @@ extension SenderConnection {
                 }
             }
         }
-        lock.withLock {
+        let newlyWaiting = lock.withLock { () -> Bool in
+            let newlyWaiting = ahead && !state.receiverWaitsByTheClock
+            if ahead { state.receiverWaitsByTheClock = true }
             state.nacksReceived += 1
             state.retransmissions += resends.count
             state.retransmissionsRefused += refused
             state.nackedInFlight += early
             state.bandwidth.onNack(sequenceNumbers: overdue, waited: waited, guesses: early, at: now)
+            return newlyWaiting
         }
         // It waits for the next number by the clock: from now on, silence on the stream is filled.
-        if ahead, !lock.withLock({ state.receiverWaitsByTheClock }) {
-            lock.withLock { state.receiverWaitsByTheClock = true }
-            queue.wake()
-        }
+        if newlyWaiting { queue.wake() }
     }
 
     private func receptionReported(_ block: ReceptionReport, now: Instant) {

@@ -118,7 +118,9 @@ final class Transceiver: Sendable {
     /// and queued in order with the media, so the receiver sees no gap and
     /// nothing out of order.
     func sendPadding(count: Int, cluster: Int, bitrate: Double, into queue: PacketQueue) {
-        pad(count: count, padding: OutgoingRTPStream.maxPadding, kind: .probe(cluster: cluster), rate: bitrate, into: queue) { $0 }
+        pad(count: count, padding: OutgoingRTPStream.maxPadding, kind: .probe(cluster: cluster), rate: bitrate, into: queue) { last, base in
+            last ?? base
+        }
     }
 
     /// Queues the smallest padding-only packet under the next sequence
@@ -131,8 +133,8 @@ final class Transceiver: Sendable {
     /// timestamp after the padding's.
     func sendKeepalive(at now: Instant, into queue: PacketQueue) {
         let lagged = timestamp(for: now - Self.keepaliveLag)
-        pad(count: 1, padding: 1, kind: .keepalive, rate: nil, into: queue) { last in
-            lagged &- last < 0x8000_0000 ? lagged : last
+        pad(count: 1, padding: 1, kind: .keepalive, rate: nil, into: queue) { last, _ in
+            last.map { lagged &- $0 < 0x8000_0000 ? lagged : $0 }
         }
     }
 
@@ -143,13 +145,12 @@ final class Transceiver: Sendable {
         numbering.withLock { sequenceNumber &- $0.stream.nextSequence < 0x8000 }
     }
 
-    /// `stamp` gives the padding's timestamp from the last frame's.
+    /// `stamp` gives the padding's timestamp from the last frame's (nil
+    /// before the first) and the stream's base; nil sends nothing.
     private func pad(count: Int, padding: Int, kind: PacketInfo.Kind, rate: Double?, into queue: PacketQueue,
-                     stamp: (UInt32) -> UInt32) {
+                     stamp: (_ last: UInt32?, _ base: UInt32) -> UInt32?) {
         numbering.withLock { n in
-            guard !n.retired else { return }
-            if kind == .keepalive, n.lastTimestamp == nil { return }
-            let timestamp = stamp(n.lastTimestamp ?? n.stream.timestampBase)
+            guard !n.retired, let timestamp = stamp(n.lastTimestamp, n.stream.timestampBase) else { return }
             for _ in 0..<count {
                 n.scratch.removeAll(keepingCapacity: true)
                 let sequence = n.stream.paddingPacket(timestamp: timestamp, padding: padding, into: &n.scratch)
