@@ -189,24 +189,3 @@ struct LimitedLinkRecoveryGateTests {
         try RecoveryGates.senderFault("capture-stops", after: 5, seconds: 22, link: Self.rate)
     }
 }
-
-/// The shared-layer gates through the 1.5 Mbit/s link: the receiver and the watcher share the
-/// link as two viewers on one uplink do, and the schedule and the watcher's picture hold as on loopback.
-@Suite(.serialized, .enabled(if: LinkNamespace.available, "needs root for network namespaces and tc"))
-struct LimitedLinkSharedLayerRecoveryGateTests {
-    @Test func keyframeWedge_isMendedByTheKeyframesAStallReportBrings() throws {
-        try RecoveryGates.keyframeWedge(link: LimitedLinkRecoveryGateTests.rate, watched: true)
-    }
-
-    @Test func decoderWedge_isMendedByRebuildingThatReceiversScreen_sixSecondsAfterTheFirstKeyframe() throws {
-        try RecoveryGates.decoderWedge(link: LimitedLinkRecoveryGateTests.rate, watched: true)
-    }
-
-    @Test func stickyWedge_isMendedOnlyBySharingAgain_tenSecondsAfterTheRebuild() throws {
-        try RecoveryGates.stickyWedge(link: LimitedLinkRecoveryGateTests.rate, watched: true)
-    }
-
-    @Test func wedgeThatNeverMends_triesEveryStepOnTime_andIsSaidWithin30Seconds() throws {
-        try RecoveryGates.wedgeThatNeverMends(link: LimitedLinkRecoveryGateTests.rate, watched: true)
-    }
-}
