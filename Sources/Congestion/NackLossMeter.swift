@@ -49,6 +49,8 @@ public struct NackLossMeter: Sendable {
     /// Whether the receiver has ever NACKed: only then is a window without
     /// NACKs a window without loss.
     public private(set) var receiverNacks = false
+    /// The packets its NACKs have named as lost, each once: how much it says it lost, in all.
+    public private(set) var lossesNamed = 0
     /// Of the numbers its NACKs named lately, how many were guesses (still on
     /// their way, or not sent yet) and how many in all.
     private var named = (guesses: 0, all: 0)
@@ -94,6 +96,7 @@ public struct NackLossMeter: Sendable {
             sent[index]?.lateNack = late
             fresh += 1
         }
+        lossesNamed += fresh
         return fresh
     }
 

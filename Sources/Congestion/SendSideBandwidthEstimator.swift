@@ -295,6 +295,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     public var isApplicationLimited: Bool { applicationLimit.isLimited }
     /// The receiver's NACKs name packets before they can have been missed (docs/behaviour.md §7).
     public var nacksAreGuesses: Bool { nackLoss.receiverGuesses }
+    /// The packets the receiver's NACKs have named as lost, each once.
+    public var lossesNamedByNacks: Int { nackLoss.lossesNamed }
 
     /// The delay-based estimate and what the delay trend says of the path.
     public var delayBased: (bitrate: Double, usage: BandwidthUsage) { (delayEstimate.bitrate, delayEstimate.usage) }

@@ -109,7 +109,7 @@ extension SenderConnection {
                     + "asked for while in flight \(state.nackedInFlight)), "
                     + "pacer drops \(queue.dropped), queued \(Int(queue.delay.inMilliseconds)) ms, "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
-                "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived), "
+                "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived) (naming \(state.bandwidth.lossesNamedByNacks) packets), "
                     + "RR \(state.receiverReports) (last loss \(Int(state.lastFractionLost * 100)) %), REMB \(state.rembsReceived), "
                     + "dropped \(state.feedbackDropped), unauthenticated \(state.feedbackUnauthenticated), "
                     + "from elsewhere \(state.feedbackFromElsewhere), transport-cc \(state.transportFeedbackReceived); last report from SSRC "

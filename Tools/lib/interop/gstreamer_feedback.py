@@ -7,6 +7,10 @@ from interop.gstreamer import gst_decoded, srtp_caps
 from interop.sender import requests_answered, sent_at, stop_sender
 
 
+# LossBasedEstimator.highLoss: NACKed loss above it lowers the rate.
+HIGH_LOSS = 0.10
+
+
 def run_feedback(check, fb, loss, retransmit, late_join):
     port, sender_port = 5004, 5006
     sender = None
@@ -33,7 +37,12 @@ def run_feedback(check, fb, loss, retransmit, late_join):
     start = max(joined, sender.started)
     check.row.update(sent=sent - sent_before, decoded=len(frames), size=size,
                      first=(frames[0] - start) if frames else None)
-    check.expect(size == "1280x720", "decoded size %r, not 1280x720" % size)
+    # rtpbin short of CPU asks for packets that were only late: what its NACKs name is loss to the
+    # sender (docs/behaviour.md §7), and above the high-loss line the rate, and with it the size, may fall.
+    asked = figures.get("named", 0) / max(figures.get("packets", 0), 1)
+    check.note("rtpbin's NACKs named %.1f %% of the packets sent" % (100 * asked))
+    if asked <= HIGH_LOSS:
+        check.expect(size == "1280x720", "decoded size %r, not 1280x720" % size)
     check.expect(figures.get("unauthenticated", 0) == 0,
                  "%d feedback packets failed SRTCP authentication" % figures.get("unauthenticated", 0))
     # With loss, rtpbin sends early feedback in AVPF compounds with empty RRs

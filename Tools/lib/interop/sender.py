@@ -20,7 +20,7 @@ def diagnostics(sender, timeout=5):
 def parse_diagnostics(text):
     figures = {"text": text}
     patterns = {
-        "pli": r"feedback: PLI (\d+)", "fir": r"FIR (\d+), NACK", "nack": r"NACK (\d+), RR", "rr": r"RR (\d+) \(",
+        "pli": r"feedback: PLI (\d+)", "fir": r"FIR (\d+), NACK", "nack": r"NACK (\d+) \(naming", "named": r"\(naming (\d+) packets", "rr": r"RR (\d+) \(",
         "remb": r"REMB (\d+),", "transportcc": r"transport-cc (\d+)", "unauthenticated": r"unauthenticated (\d+)",
         "retransmitted": r"retransmitted (\d+)", "packets": r"packets: sent (\d+)",
         "made": r"keyframes: made (\d+)", "asked": r"keyframes: made \d+, asked (\d+)",
