@@ -1,3 +1,4 @@
+import Congestion
 import Foundation
 import Media
 import RTP
@@ -137,8 +138,11 @@ extension SenderConnection {
                                                    keyframe: false, kind: .retransmission, payloadLength: 0)))
             }
         }
+        // A number whose successor left moments ago may be a guess by the clock, resent all the same.
+        let waits = overdue.map { sequence in history.withLock { $0.followed(sequence, at: now) }.map { $0 - roundTrip } }
+        let losses = zip(overdue, waits).filter { ($0.1 ?? .zero) >= NackLossMeter.tooYoungToTell }.map(\.0)
         // The packet after the newest loss shows least what a queue on the way holds.
-        let waited = overdue.compactMap { sequence in history.withLock { $0.followed(sequence, at: now) } }.min().map { $0 - roundTrip }
+        let waited = waits.compactMap { $0 }.filter { $0 >= NackLossMeter.tooYoungToTell }.min()
         // Each goes ahead of everything queued, so the last first: they leave in order.
         for resend in resends.reversed() {
             _ = resend.bytes.withUnsafeBytes { bytes in
@@ -155,7 +159,7 @@ extension SenderConnection {
             state.retransmissions += resends.count
             state.retransmissionsRefused += refused
             state.nackedInFlight += early
-            state.bandwidth.onNack(sequenceNumbers: overdue, waited: waited, guesses: early, at: now)
+            state.bandwidth.onNack(sequenceNumbers: losses, waited: waited, guesses: early + overdue.count - losses.count, at: now)
             return newlyWaiting
         }
         // It waits for the next number by the clock: from now on, silence on the stream is filled.

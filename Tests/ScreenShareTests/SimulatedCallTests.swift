@@ -71,6 +71,22 @@ import Testing
                 "\(share.connection.diagnosticLines.joined(separator: "\n"))")
     }
 
+    @Test func nacksForPacketsJustSent_onAWideLink_countAsNoLoss() throws {
+        // A receiver that NACKs by the clock, naming the last two numbers of
+        // each frame moments after they left: two in each dozen or so packets.
+        // Counted as loss, a sixth of all sent would back the target off again
+        // and again; too young to tell from guesses, they mark the receiver as
+        // one that asks by the clock, and the target holds at the cap.
+        let link = SimulatedLink(bitsPerSecond: 10_000_000, queueLimit: .delay(.milliseconds(200)),
+                                 propagationDelay: .milliseconds(5), seed: 5)
+        let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: link, feedback: .nacksJustHad)
+        defer { share.stop() }
+        let samples = share.sample(for: .seconds(6))
+        #expect(samples.allSatisfy { $0.status.targetBitrate >= 3_000_000 }, "\(Self.megabits(samples))")
+        #expect(share.connection.diagnosticLines.contains { $0.contains("NACKs ask ahead") },
+                "\(share.connection.diagnosticLines.joined(separator: "\n"))")
+    }
+
     @Test func nacksForAThirdOfTheLoss_fromTheCap_theQueueHasDrainedBy3Seconds() throws {
         // rtpbin behind a full tbf asks for one lost packet in three: its NACKs
         // say a 4 Mbit/s start into 1.5 Mbit/s loses a fifth, not the 60 % the

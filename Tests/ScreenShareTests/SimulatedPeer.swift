@@ -30,6 +30,10 @@ final class SimulatedPeer: @unchecked Sendable {
         /// end of each frame, the two numbers it expects next (not sent yet)
         /// and one it has had; nothing is lost.
         case nacksAhead
+        /// NACKs by the clock, as rtpbin idle on loopback sends them: at the
+        /// end of each frame, the last two numbers it has had, moments after
+        /// they left; nothing is lost.
+        case nacksJustHad
         case none
     }
 
@@ -155,9 +159,9 @@ final class SimulatedPeer: @unchecked Sendable {
                                padding: bytes[0] & 0x20 != 0, bytes: bytes, sendTime: sendTime, arrival: arrival))
         if let transport, feedback == .transportWide { unreported.append((transport, arrival)) }
         guard feedback != .none, let arrival else { return }
-        if feedback == .nacksAhead {
+        if feedback == .nacksAhead || feedback == .nacksJustHad {
             guard bytes[1] & 0x80 != 0 else { return }
-            let asked = [sequence &- 1, sequence &+ 1, sequence &+ 2]
+            let asked = feedback == .nacksAhead ? [sequence &- 1, sequence &+ 1, sequence &+ 2] : [sequence &- 2, sequence &- 1]
             outgoing.append((arrival + link.propagationDelay,
                              .genericNACK(GenericNACK(senderSSRC: 0x5EED, mediaSSRC: ssrc, lostSequenceNumbers: asked))))
             return
