@@ -138,11 +138,14 @@ extension SenderConnection {
                                                    keyframe: false, kind: .retransmission, payloadLength: 0)))
             }
         }
-        // A number whose successor left moments ago may be a guess by the clock, resent all the same.
-        let waits = overdue.map { sequence in history.withLock { $0.followed(sequence, at: now) }.map { $0 - roundTrip } }
-        let losses = zip(overdue, waits).filter { ($0.1 ?? .zero) >= NackLossMeter.tooYoungToTell }.map(\.0)
+        // How long each waited beyond the round trip after its successor left. One whose successor
+        // left moments ago may be a guess by the clock: resent all the same, but no loss.
+        let told = overdue.compactMap { sequence in
+            history.withLock { $0.followed(sequence, at: now) }.map { (sequence, $0 - roundTrip) }
+        }.filter { $0.1 >= NackLossMeter.tooYoungToTell }
+        let losses = told.map(\.0)
         // The packet after the newest loss shows least what a queue on the way holds.
-        let waited = waits.compactMap { $0 }.filter { $0 >= NackLossMeter.tooYoungToTell }.min()
+        let waited = told.map(\.1).min()
         // Each goes ahead of everything queued, so the last first: they leave in order.
         for resend in resends.reversed() {
             _ = resend.bytes.withUnsafeBytes { bytes in
