@@ -5,26 +5,29 @@ import Media
 ///
 /// The rules are the classic send-side ones: above 10 % the path is overrun,
 /// so back off to what got through; below 2 % there is room, so grow;
-/// in between the path is full, so hold at what it delivers. Growth is
-/// bounded by what is really being sent, so an idle sender's estimate does
-/// not climb on capacity it never tried.
+/// in between the path is full, so hold at what it delivers. Growth is bounded by what is really being sent, so an
+/// idle sender's estimate does not climb on capacity it never tried.
 public struct LossBasedEstimator: Sendable {
     public static let highLoss = 0.10
     public static let lowLoss = 0.02
     /// Growth while loss stays low, per second.
     static let increasePerSecond = 0.08
-    /// Near the rate at which loss last began, growth slows to this: a
+    /// Near the rate at which the path last ran out, growth slows to this: a
     /// bottleneck's queue hides an overrun for seconds before it drops, so
     /// 8 % a second would climb far past the path before loss said so.
     static let nearLossIncreasePerSecond = 0.02
     /// "Near": at or above this share of that rate.
     static let nearLossShare = 0.9
+    /// Grown this far past where the path ran out with no loss, the path has
+    /// changed (a link stepped up): that rate no longer slows growth, which
+    /// at 2 % a second took 14 s to climb from 0.6 Mbit/s back to 1.5.
+    static let pastLossShare = 1.1
     /// Back off at most this often: the loss reported just after a back-off
     /// still comes from the rate before it.
     static let decreaseInterval: Duration = .milliseconds(300)
-    /// The estimate may grow this far above the send rate, no further: a
-    /// target the encoder never fills is untried, and the next keyframe or
-    /// burst of motion that does fill it overruns the path.
+    /// The estimate may grow this far above the estimate the send rate
+    /// fills, no further: a target the encoder never fills is untried, and
+    /// the next keyframe or burst of motion that does fill it overruns the path.
     static let sendingHeadroom = 1.2
     static let sendingHeadroomFloor = 10_000.0
     static let maxIncreaseInterval: Duration = .seconds(1)
@@ -45,14 +48,18 @@ public struct LossBasedEstimator: Sendable {
 
     public private(set) var bitrate: Double
     public private(set) var lastLossRatio: Double?
-    /// Where loss was last seen: what got through at high loss, what was
-    /// being sent at moderate loss.
+    /// How much of its estimate the sender means to send (its encoder aims
+    /// below the target): an estimate is filled when this share of it is sent.
+    let applicationShare: Double
+    /// The estimate at which the path last ran out: what got through an overrun, as an estimate.
+    /// Loss without a queue in front of it (random, a burst) says nothing of where that is.
     private var lossOnset: Double?
     private var lastUpdate: Instant?
     private var lastDecrease: Instant?
 
-    public init(bitrate: Double) {
+    public init(bitrate: Double, applicationShare: Double = 1) {
         self.bitrate = bitrate
+        self.applicationShare = min(max(applicationShare, 0.1), 1)
     }
 
     /// `sending` is the rate the loss was measured on, in bits per second.
@@ -65,7 +72,6 @@ public struct LossBasedEstimator: Sendable {
         let loss = min(max(lossRatio, 0), 1)
         lastLossRatio = loss
         defer { lastUpdate = now }
-        if loss >= Self.lowLoss, !applicationLimited { lossOnset = sending }
         // Behind a standing queue even a little loss is the bottleneck's tail drop: the queue is
         // full, so the rate is above the path however few of its drops the receiver asks for.
         if loss > Self.highLoss || (overrun && loss >= Self.lowLoss) {
@@ -79,15 +85,20 @@ public struct LossBasedEstimator: Sendable {
             let base = max(min(bitrate, sending), Self.backOffFloor * bitrate)
             bitrate = max(base * (1 - share), Self.backOffFloor * bitrate)
             // Where the path ran out is what got through, not the rate that overran it.
-            if overrun, !applicationLimited { lossOnset = base * (1 - loss) }
+            if overrun, !applicationLimited { lossOnset = base * (1 - loss) / applicationShare }
         } else if loss >= Self.lowLoss {
+            // The path is full, or loses a little on the way (radio, a busy receiver): hold at
+            // what got through. That says nothing of where the path runs out, so growth after it
+            // is not slowed: under 2 % random loss about every other window reads 2 % or more,
+            // and slowed after each, the estimate sank to 0.38 of a 1.5 Mbit/s link.
             if applicationLimited { return }
-            bitrate = min(bitrate, sending * (1 - loss))
+            bitrate = min(bitrate, sending / applicationShare * (1 - loss))
         } else if let lastUpdate {
+            if let onset = lossOnset, bitrate > Self.pastLossShare * onset { lossOnset = nil }
             let seconds = min(now - lastUpdate, Self.maxIncreaseInterval).inSeconds
             let near = lossOnset.map { bitrate >= Self.nearLossShare * $0 } ?? false
             let grown = bitrate * (1 + (near ? Self.nearLossIncreasePerSecond : Self.increasePerSecond) * seconds)
-            let limit = Self.sendingHeadroom * sending + Self.sendingHeadroomFloor
+            let limit = Self.sendingHeadroom * sending / applicationShare + Self.sendingHeadroomFloor
             bitrate = min(grown, max(bitrate, limit))
         }
     }

@@ -133,7 +133,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         let preferred = start ?? (feedbackKind == .transportWide ? Self.startBitrate : cap)
         let first = Double(min(max(preferred, Self.minimumBitrate), self.cap))
         delayEstimate = DelayBasedEstimator(bitrate: first)
-        lossBased = LossBasedEstimator(bitrate: first)
+        lossBased = LossBasedEstimator(bitrate: first, applicationShare: self.applicationShare)
         lowSinceProbe = first
         probes = ProbeController(packetSize: probePacketSize)
         if feedbackKind == .transportWide { probes.start(from: first, cap: Double(self.cap)) }
@@ -312,7 +312,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// of reports, from the cap.
     private mutating func fallBackToReports() {
         feedbackKind = .receiverReports
-        lossBased = LossBasedEstimator(bitrate: Double(cap))
+        lossBased = LossBasedEstimator(bitrate: Double(cap), applicationShare: applicationShare)
     }
 
     private func ceiling(at now: Instant) -> Double {

@@ -19,6 +19,16 @@ struct CallTests {
 
     static func kbps(_ target: SendSideBandwidthEstimator.Target) -> Int { target.bitrate / 1000 }
 
+    /// From `start` on, loss sets the target, which stays within 15 % under and 13 % over a
+    /// 1.5 Mbit/s link and averages within 5 % of it: it grows 8 % a second and each window
+    /// of NACKs that follows an overrun holds it at what got through.
+    static func holdsNearA1500kLink(_ call: CallSimulation, from start: Double) -> Bool {
+        let settled = call.samples(from: start, to: 10)
+        let mean = settled.map { Double($0.target.bitrate) }.reduce(0, +) / Double(settled.count)
+        return abs(mean - 1_500_000) <= 75_000
+            && settled.allSatisfy { (1_275_000...1_700_000).contains($0.target.bitrate) && $0.target.limit == .loss }
+    }
+
     @Test func converges_within10PercentOf1500kLink_in5Seconds_withoutStandingQueue() {
         // 0 s: 300 kbit/s and probes out. From 5 s to 10 s: the target saws
         // between a back-off to 0.85 of the link and the link, averaging
@@ -71,16 +81,14 @@ struct CallTests {
         // only NACKs, each as soon as a later packet shows the gap, and its
         // queue of 250 ms is no standing queue by the sender's measure: each
         // window of NACKs backs off by half the loss; by 4.5 s below the
-        // link. A window without NACKs is a window without loss,
-        // so it grows again, 2 % a second near where loss began, and stays
-        // within a few percent of the link (the 250 ms queue hides a small
-        // overrun for seconds).
+        // link. A window without NACKs is a window without loss, so it grows
+        // again, and the next window of NACKs holds it at what got through.
         var call = Self.call(
             linkRate: 1_500_000, receiver: .nacksOnly, cap: 4_000_000, kind: .receiverReports, start: 4_000_000)
         call.run(until: .seconds(10))
         #expect(call.samples[0].target.bitrate == 4_000_000)
         #expect(call.target(at: .seconds(4.5)).bitrate <= 1_500_000)
-        #expect(call.samples(from: 4.5, to: 10).allSatisfy { (1_275_000...1_600_000).contains($0.target.bitrate) && $0.target.limit == .loss })
+        #expect(Self.holdsNearA1500kLink(call, from: 4.5), "\(call.samples(from: 4.5, to: 10).map { Self.kbps($0.target) })")
     }
 
     @Test func noFeedbackAtAll_keepsTheCapAndSaysSo() {
@@ -107,7 +115,7 @@ struct CallTests {
         var call = Self.call(linkRate: 1_500_000, receiver: .nacksOnly, cap: 4_000_000)
         call.run(until: .seconds(10))
         #expect(call.target(at: .seconds(5.5)).bitrate <= 1_500_000)
-        #expect(call.samples(from: 5.5, to: 10).allSatisfy { (1_275_000...1_600_000).contains($0.target.bitrate) && $0.target.limit == .loss })
+        #expect(Self.holdsNearA1500kLink(call, from: 5.5), "\(call.samples(from: 5.5, to: 10).map { Self.kbps($0.target) })")
     }
 
     @Test func applicationLimited_estimateHoldsAndAProbeFollowsWhenSendingResumes() {
