@@ -114,9 +114,11 @@ public final class ScreenReceiver: @unchecked Sendable {
     /// Receives until the duration is up or `stop` is called.
     public func run() {
         var buffer = [UInt8](repeating: 0, count: 2048)
-        var nextReport = clock.now + ScreenReceiver.reportInterval
-        var nextStallCheck = clock.now + ScreenReceiver.stallCheckInterval
-        var nextTransportFeedback = clock.now + TransportWideReporter.interval
+        // Counted from the start, not from when this thread first reads the clock: a manual
+        // clock may have moved on before it does.
+        var nextReport = started + ScreenReceiver.reportInterval
+        var nextStallCheck = started + ScreenReceiver.stallCheckInterval
+        var nextTransportFeedback = started + TransportWideReporter.interval
         while true {
             let (pending, stopping) = commandLock.withLock { () -> ([String], Bool) in
                 defer { commands.removeAll() }
