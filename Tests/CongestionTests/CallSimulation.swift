@@ -38,7 +38,9 @@ struct CallSimulation {
     var applicationRate: (Instant) -> Double? = { _ in nil }
     private(set) var now = Instant.zero
     private(set) var samples: [Sample] = []
-    private(set) var probeStarts: [Instant] = []
+    /// Each probe cluster as it left: when, its rate, and the target it left at.
+    private(set) var probes: [(at: Instant, bitrate: Double, target: Int)] = []
+    var probeStarts: [Instant] { probes.map(\.at) }
     private var pacer = Pacer(rateBitsPerSecond: 1_000_000, queueCapacity: 4096)
     private var probePackets: [(time: Instant, size: Int, cluster: Int)] = []
     private var nextFrame = Instant.zero
@@ -64,7 +66,7 @@ struct CallSimulation {
                 nextFrame = nextFrame + Self.frameInterval
             }
             if let cluster = estimator.pendingProbe(at: now) {
-                probeStarts.append(now)
+                probes.append((now, cluster.bitrate, estimator.target(at: now).bitrate))
                 let spacing = Double(cluster.packetSize * 8) / cluster.bitrate
                 for i in 0..<cluster.packetCount {
                     probePackets.append((now + .nanoseconds(Int64(Double(i) * spacing * 1e9)), cluster.packetSize, cluster.id))

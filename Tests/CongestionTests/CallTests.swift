@@ -130,4 +130,18 @@ struct CallTests {
         #expect(call.probeStarts.contains { $0 > .seconds(10) && $0 < .seconds(11.5) })
         #expect(!call.samples(from: 12, to: 13).contains { $0.applicationLimited })
     }
+
+    @Test func probesGoAtTwiceWhatMaySendNow_notTwiceTheDelayEstimate() {
+        // 12 % lost at random: loss holds the target far under the delay
+        // estimate, which sees no queue. 2–4 s: little to send; from 4 s the
+        // sender leaves that stretch and probes, at twice its target. At twice
+        // the delay estimate a probe would fit a token bucket's burst, read as
+        // carried, and lift the target far past the path.
+        var call = Self.call(linkRate: 1_500_000, loss: 0.12)
+        call.applicationRate = { time in time >= .seconds(2) && time < .seconds(4) ? 400_000 : nil }
+        call.run(until: .seconds(8))
+        let later = call.probes.filter { $0.at > .seconds(4) }
+        #expect(!later.isEmpty, "\(call.probes)")
+        #expect(later.allSatisfy { $0.bitrate <= 2 * Double($0.target) + 1 }, "\(later)")
+    }
 }
