@@ -352,7 +352,13 @@ public struct SendSideBandwidthEstimator: Sendable {
         // With the queueing delay in view, low loss says nothing the delay
         // estimate does not: a back-off taken for an overflow is undone at
         // once instead of at 8 % a second, which would climb past the path.
-        if ratio < LossBasedEstimator.lowLoss { lossBased.recover(to: delayEstimate.bitrate) }
+        // No further than the delay estimate could itself grow from what is
+        // delivered: sending far under it, it saw no queue and stood still,
+        // and undone to it at once, 0.47 Mbit/s on a 0.6 Mbit/s link became 3.3.
+        if ratio < LossBasedEstimator.lowLoss, let delivered = log.acknowledgedBitrate {
+            let grounded = AIMDRateControl.acknowledgedHeadroom * delivered / applicationShare
+            lossBased.recover(to: min(delayEstimate.bitrate, grounded))
+        }
     }
 
     /// Without transport-wide feedback, loss is what a receiver report says

@@ -26,11 +26,22 @@ public struct SimulatedLink: Sendable {
         }
     }
 
+    /// From `at` on, this share of packets is lost at random.
+    public struct LossStep: Sendable {
+        public var at: Instant
+        public var lossRate: Double
+
+        public init(at: Instant, lossRate: Double) {
+            self.at = at
+            self.lossRate = lossRate
+        }
+    }
+
     public let queueLimit: QueueLimit
     public let propagationDelay: Duration
     public let jitter: Duration
-    public let lossRate: Double
     private var schedule: [RateStep]
+    private var lossSchedule: [LossStep]
     private var random: SeededRandom
     /// When the link finishes serializing what it has accepted.
     private var busyUntil = Instant(nanoseconds: Int64.min / 2)
@@ -41,19 +52,24 @@ public struct SimulatedLink: Sendable {
 
     public init(
         bitsPerSecond: Double, queueLimit: QueueLimit, propagationDelay: Duration, jitter: Duration = .zero,
-        lossRate: Double = 0, seed: UInt64 = 1, steps: [RateStep] = []
+        lossRate: Double = 0, seed: UInt64 = 1, steps: [RateStep] = [], lossSteps: [LossStep] = []
     ) {
         self.queueLimit = queueLimit
         self.propagationDelay = propagationDelay
         self.jitter = jitter
-        self.lossRate = lossRate
         schedule = [RateStep(at: Instant(nanoseconds: Int64.min / 2), bitsPerSecond: bitsPerSecond)]
             + steps.sorted { $0.at < $1.at }
+        lossSchedule = [LossStep(at: Instant(nanoseconds: Int64.min / 2), lossRate: lossRate)]
+            + lossSteps.sorted { $0.at < $1.at }
         random = SeededRandom(seed: seed)
     }
 
     public func rate(at time: Instant) -> Double {
         schedule.last { $0.at <= time }?.bitsPerSecond ?? schedule[0].bitsPerSecond
+    }
+
+    public func lossRate(at time: Instant) -> Double {
+        lossSchedule.last { $0.at <= time }?.lossRate ?? lossSchedule[0].lossRate
     }
 
     /// How long a packet sent at `time` waits before the link starts on it.
@@ -76,6 +92,7 @@ public struct SimulatedLink: Sendable {
             return nil
         }
         busyUntil = max(busyUntil, time) + .nanoseconds(Int64(Double(size * 8) / rate * 1e9))
+        let lossRate = lossRate(at: time)
         if lossRate > 0, Double.random(in: 0..<1, using: &random) < lossRate {
             lostAtRandom += 1
             return nil

@@ -7,12 +7,12 @@ struct CallTests {
     static func call(
         linkRate: Double, receiver: CallSimulation.Receiver = .transportWide, cap: Int = 10_000_000,
         kind: SendSideBandwidthEstimator.FeedbackKind = .transportWide, start: Int? = nil,
-        loss: Double = 0, steps: [SimulatedLink.RateStep] = []
+        loss: Double = 0, steps: [SimulatedLink.RateStep] = [], lossSteps: [SimulatedLink.LossStep] = []
     ) -> CallSimulation {
         // RTT 100 ms: 50 ms each way; a tc tbf-like queue of 250 ms.
         let link = SimulatedLink(
             bitsPerSecond: linkRate, queueLimit: .delay(.milliseconds(250)), propagationDelay: .milliseconds(50),
-            jitter: .milliseconds(2), lossRate: loss, seed: 3, steps: steps)
+            jitter: .milliseconds(2), lossRate: loss, seed: 3, steps: steps, lossSteps: lossSteps)
         return CallSimulation(
             estimator: SendSideBandwidthEstimator(cap: cap, feedbackKind: kind, start: start), link: link, receiver: receiver)
     }
@@ -129,6 +129,24 @@ struct CallTests {
         #expect(limited.allSatisfy { (1_000_000...3_000_000).contains($0.target.bitrate) })
         #expect(call.probeStarts.contains { $0 > .seconds(10) && $0 < .seconds(11.5) })
         #expect(!call.samples(from: 12, to: 13).contains { $0.applicationLimited })
+    }
+
+    @Test func lossBackOffs_areUndoneNoFurtherThanWhatIsDeliveredCarries() {
+        // 0–6 s: 15 % lost at random on a 3 Mbit/s link, so loss holds the
+        // target far under the delay estimate, which sees no queue and stays
+        // up. From 6 s nothing is lost: each clean window undoes the back-offs
+        // up to a quarter above what is delivered, not to the delay estimate
+        // at once, which would send far past what was last tried.
+        var call = Self.call(linkRate: 3_000_000, loss: 0.15, lossSteps: [.init(at: .seconds(6), lossRate: 0)])
+        call.run(until: .seconds(12))
+        let before = call.target(at: .seconds(6)).bitrate
+        #expect(Double(before) < 0.5 * call.estimator.delayBased.bitrate, "\(before)")
+        var previous = before
+        for sample in call.samples(from: 6, to: 12) {
+            #expect(Double(sample.target.bitrate) <= 1.3 * Double(previous) + 20_000, "\(sample.time): \(previous) → \(sample.target.bitrate)")
+            previous = sample.target.bitrate
+        }
+        #expect(call.target(at: .seconds(12)).bitrate >= 2_000_000)
     }
 
     @Test func probesGoAtTwiceWhatMaySendNow_notTwiceTheDelayEstimate() {
