@@ -36,6 +36,8 @@ struct CallSimulation {
     let receiver: Receiver
     /// The most the application has to send, bits per second, at a time; nil: all the target allows.
     var applicationRate: (Instant) -> Double? = { _ in nil }
+    /// How much of the target the encoder aims at (screenshare's aims at 0.85 of it).
+    var encoderShare = 1.0
     private(set) var now = Instant.zero
     private(set) var samples: [Sample] = []
     /// Each probe cluster as it left: when, its rate, and the target it left at.
@@ -107,7 +109,7 @@ struct CallSimulation {
     }
 
     private mutating func encodeFrame() {
-        var rate = Double(estimator.target(at: now).bitrate)
+        var rate = Double(estimator.target(at: now).bitrate) * encoderShare
         if let limit = applicationRate(now) { rate = min(rate, limit) }
         var bytes = Int(rate * Self.frameInterval.inSeconds / 8)
         while bytes > 0 {

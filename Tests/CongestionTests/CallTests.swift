@@ -131,22 +131,40 @@ struct CallTests {
         #expect(!call.samples(from: 12, to: 13).contains { $0.applicationLimited })
     }
 
+    @Test func encoderAimingUnderTheTarget_aStepDownLandsOnTheLink() {
+        // The encoder aims at 0.85 of the target, as screenshare's does.
+        // 10 s: 3 → 0.6 Mbit/s. Each back-off goes to 0.85 of what was
+        // delivered, taken as the target that delivers it; taken bare, each
+        // took the encoder's share off again: the target stood at 0.85 of the
+        // link and the encoder sent 0.72 of it. From 12 s to 20 s the target
+        // averages at least 0.95 of the link.
+        var call = CallSimulation(
+            estimator: SendSideBandwidthEstimator(cap: 10_000_000, feedbackKind: .transportWide, applicationShare: 0.85),
+            link: SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(250)), propagationDelay: .milliseconds(50),
+                                jitter: .milliseconds(2), seed: 3, steps: [.init(at: .seconds(10), bitsPerSecond: 600_000)]),
+            receiver: .transportWide)
+        call.encoderShare = 0.85
+        call.run(until: .seconds(20))
+        let after = call.samples(from: 12, to: 20).map { Double($0.target.bitrate) }
+        #expect(after.reduce(0, +) / Double(after.count) >= 0.95 * 600_000, "\(after.map { Int($0 / 1000) })")
+    }
+
     @Test func lossBackOffs_areUndoneNoFurtherThanWhatIsDeliveredCarries() {
         // 0–6 s: 15 % lost at random on a 3 Mbit/s link, so loss holds the
         // target far under the delay estimate, which sees no queue and stays
         // up. From 6 s nothing is lost: each clean window undoes the back-offs
-        // up to a quarter above what is delivered, not to the delay estimate
+        // up to a tenth above what is delivered, not to the delay estimate
         // at once, which would send far past what was last tried.
         var call = Self.call(linkRate: 3_000_000, loss: 0.15, lossSteps: [.init(at: .seconds(6), lossRate: 0)])
         call.run(until: .seconds(12))
         let before = call.target(at: .seconds(6)).bitrate
-        #expect(Double(before) < 0.5 * call.estimator.delayBased.bitrate, "\(before)")
+        #expect(Double(before) < 0.6 * call.estimator.delayBased.bitrate, "\(before)")
         var previous = before
         for sample in call.samples(from: 6, to: 12) {
             #expect(Double(sample.target.bitrate) <= 1.3 * Double(previous) + 20_000, "\(sample.time): \(previous) → \(sample.target.bitrate)")
             previous = sample.target.bitrate
         }
-        #expect(call.target(at: .seconds(12)).bitrate >= 2_000_000)
+        #expect(call.target(at: .seconds(12)).bitrate >= 1_800_000)
     }
 
     @Test func probesGoAtTwiceWhatMaySendNow_notTwiceTheDelayEstimate() {

@@ -25,9 +25,6 @@ import Testing
         // in motion offers about the link. From 5 s to 8 s the target averages
         // within 10 % of 1.5 Mbit/s and stays within the delay estimate's saw
         // (a back-off to 0.85, growth above while the encoder leaves room).
-        // What is sent from 5 s averages 1.1 Mbit/s or more: the encoder aims
-        // at 0.85 of the target, and the delay estimate counts what was
-        // delivered as the target that sends it (taken bare, 1.04 Mbit/s).
         let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: Self.uplink(),
                                        feedback: .transportWide, transportWide: true)
         defer { share.stop() }
@@ -38,8 +35,6 @@ import Testing
         #expect(settled.allSatisfy { (1_200_000...1_725_000).contains($0) }, "\(Self.megabits(samples))")
         #expect(samples.first { $0.at >= 0.5 }.map { $0.status.targetBitrate >= 1_200_000 } ?? false, "\(Self.megabits(samples))")
         #expect(samples.first!.status.feedback == .transportWide)
-        let sent = samples.filter { $0.at >= 5 }.map { Double($0.status.bitrate) }
-        #expect(sent.reduce(0, +) / Double(sent.count) >= 1_100_000, "sent \(sent.map { Int($0 / 1000) })")
     }
 
     @Test func nacksAlone_bringTheCapBelowTheLinkWithinSeconds() throws {
