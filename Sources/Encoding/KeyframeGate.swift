@@ -9,9 +9,13 @@ import Media
 /// still in flight — not yet all sent, or sent less than a repair window ago
 /// (a round trip and the pacer's queue) — is left to that keyframe's repair
 /// by retransmission: on a short link a new IDR would only join the queue
-/// behind the one being repaired. While the link is the limit, keyframes a
-/// receiver asks for are at least a second apart. Recovery's own requests
-/// (the watchdog, the ladder, the call client) keep the 300 ms rule only.
+/// behind the one being repaired. If no keyframe follows within
+/// `repairGrace` after that window, one is made then: a receiver that asks
+/// only when it gives a packet up (rtpbin) does not ask again when the repair
+/// fails, and waited frozen for the next periodic keyframe, 8 s later.
+/// While the link is the limit, keyframes a receiver asks for are at least a
+/// second apart. Recovery's own requests (the watchdog, the ladder, the call
+/// client) keep the 300 ms rule only.
 public struct KeyframeGate: Sendable {
     public static let minimumInterval: Duration = .milliseconds(300)
     /// While the link is the limit each keyframe is a burst the bottleneck
@@ -20,6 +24,10 @@ public struct KeyframeGate: Sendable {
     /// A keyframe whose end never left (the queue dropped it, a new stream
     /// replaced it) stops counting as in flight after this.
     public static let maxInFlight: Duration = .seconds(2)
+    /// How long after its repair window a request left to a repair is answered
+    /// anyway: longer than a receiver that repeats its request (Chromium, every
+    /// 200 ms or so) takes to ask again once it has given the repair up.
+    public static let repairGrace: Duration = .seconds(2)
 
     /// Who asks.
     public enum Asker: Sendable {
@@ -33,6 +41,8 @@ public struct KeyframeGate: Sendable {
     /// When the last keyframe's last packet left; nil while it is still queued.
     private var lastKeyframeSent: Instant?
     private var pending: (since: Instant, byRecovery: Bool)?
+    /// When a request left to a repair is answered if no keyframe came since.
+    private var afterRepair: Instant?
     public private(set) var requestsAnswered = 0
     /// Requests answered by a keyframe made or sent already, this included.
     public private(set) var requestsCoalesced = 0
@@ -47,6 +57,7 @@ public struct KeyframeGate: Sendable {
         if asker == .receiver, pending == nil, keyframeInFlight(at: now, repairWindow: repairWindow) {
             requestsCoalesced += 1
             requestsLeftToRepair += 1
+            afterRepair = afterRepair ?? now + repairWindow + Self.repairGrace
             return
         }
         if let current = pending {
@@ -57,6 +68,7 @@ public struct KeyframeGate: Sendable {
         }
     }
 
+    /// A request waits to be answered now (one left to a repair is not counted).
     public var isPending: Bool { pending != nil }
 
     /// Whether the frame encoded at `now` should be an IDR.
@@ -65,18 +77,22 @@ public struct KeyframeGate: Sendable {
         return now >= earliest
     }
 
-    /// When a pending request may next be answered, for a still screen's encoder to wake.
+    /// When a request may next be answered, for a still screen's encoder to wake.
     public func earliestKeyframe(linkLimited: Bool = false) -> Instant? {
-        guard let pending else { return nil }
-        guard let lastKeyframe else { return .zero }
-        let spacing = linkLimited && !pending.byRecovery ? Self.linkLimitedInterval : Self.minimumInterval
-        return lastKeyframe + spacing
+        if let pending {
+            guard let lastKeyframe else { return .zero }
+            let spacing = linkLimited && !pending.byRecovery ? Self.linkLimitedInterval : Self.minimumInterval
+            return lastKeyframe + spacing
+        }
+        guard let afterRepair else { return nil }
+        return max(afterRepair, (lastKeyframe ?? .zero) + (linkLimited ? Self.linkLimitedInterval : Self.minimumInterval))
     }
 
     /// The encoder made an IDR (asked for or not): pending requests are answered.
     public mutating func keyframeEncoded(at now: Instant) {
-        if pending != nil { requestsAnswered += 1 }
+        if pending != nil || afterRepair != nil { requestsAnswered += 1 }
         pending = nil
+        afterRepair = nil
         lastKeyframe = now
         lastKeyframeSent = nil
     }

@@ -191,7 +191,7 @@ package final class EncoderLayer: @unchecked Sendable {
                 // an encoder that gives nothing back is not called in a loop.
                 let framePeriod = Duration.nanoseconds(1_000_000_000 / Int64(max(1, state.share.fps)))
                 let limited = linkLimited(at: now)
-                let keyframeDue = state.gate.isPending && state.gate.shouldEncodeKeyframe(at: now, linkLimited: limited)
+                let keyframeDue = state.gate.shouldEncodeKeyframe(at: now, linkLimited: limited)
                     && now - lastEncode >= framePeriod
                 let repeatDue = now - lastEncode >= LayerState.stillRepeatInterval
                 if keyframeDue || repeatDue, let latest = latestFrame() {

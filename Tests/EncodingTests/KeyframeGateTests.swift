@@ -67,6 +67,28 @@ struct KeyframeGateTests {
         #expect(gate.shouldEncodeKeyframe(at: .seconds(1.6)))
     }
 
+    @Test func aRequestLeftToARepair_isAnsweredTwoSecondsAfterItsWindow_unlessAKeyframeCame() {
+        // 1 s: an IDR; PLIs at 1.1 s and 1.4 s are left to its repair (window
+        // 250 ms). A receiver that asks only when it gives a packet up does
+        // not ask again if the repair failed: an IDR at 3.35 s all the same.
+        var gate = KeyframeGate()
+        gate.keyframeEncoded(at: .seconds(1))
+        gate.request(at: .seconds(1.1), by: .receiver, repairWindow: .milliseconds(250))
+        gate.keyframeSent(at: .seconds(1.25))
+        gate.request(at: .seconds(1.4), by: .receiver, repairWindow: .milliseconds(250))
+        #expect(!gate.isPending)
+        #expect(gate.earliestKeyframe(linkLimited: true) == .seconds(3.35))
+        #expect(!gate.shouldEncodeKeyframe(at: .seconds(3.3), linkLimited: true))
+        #expect(gate.shouldEncodeKeyframe(at: .seconds(3.35), linkLimited: true))
+        // A keyframe before then (a size change, another request) answers it.
+        var answered = KeyframeGate()
+        answered.keyframeEncoded(at: .seconds(1))
+        answered.request(at: .seconds(1.1), by: .receiver, repairWindow: .milliseconds(250))
+        answered.keyframeEncoded(at: .seconds(2))
+        #expect(answered.earliestKeyframe() == nil)
+        #expect(answered.requestsAnswered == 1)
+    }
+
     @Test func recoveryGetsItsKeyframeEvenDuringARepair() {
         var gate = KeyframeGate()
         gate.keyframeEncoded(at: .seconds(1))
