@@ -52,15 +52,22 @@ struct KeyframeGateTests {
         #expect(!gate.isPending)
     }
 
-    @Test func receiversRequestWhileTheKeyframeIsInFlight_isLeftToItsRepair() {
-        // 1 s: an IDR is made; it is in the pacer until 1.25 s; the repair
-        // window is 250 ms. PLIs at 1.1 s (queued) and 1.4 s (being repaired)
-        // make nothing; a PLI at 1.6 s is a new loss: an IDR, at once.
+    /// An IDR at 1 s, in the pacer until 1.25 s; PLIs at 1.1 s (queued) and 1.4 s (being
+    /// repaired), each with a 250 ms repair window.
+    static func twoRequestsLeftToARepair() -> KeyframeGate {
         var gate = KeyframeGate()
         gate.keyframeEncoded(at: .seconds(1))
         gate.request(at: .seconds(1.1), by: .receiver, repairWindow: .milliseconds(250))
         gate.keyframeSent(at: .seconds(1.25))
         gate.request(at: .seconds(1.4), by: .receiver, repairWindow: .milliseconds(250))
+        return gate
+    }
+
+    @Test func receiversRequestWhileTheKeyframeIsInFlight_isLeftToItsRepair() {
+        // 1 s: an IDR is made; it is in the pacer until 1.25 s; the repair
+        // window is 250 ms. PLIs at 1.1 s (queued) and 1.4 s (being repaired)
+        // make nothing; a PLI at 1.6 s is a new loss: an IDR, at once.
+        var gate = Self.twoRequestsLeftToARepair()
         #expect(!gate.isPending)
         #expect(gate.requestsLeftToRepair == 2 && gate.requestsCoalesced == 2)
         gate.request(at: .seconds(1.6), by: .receiver, repairWindow: .milliseconds(250))
@@ -71,11 +78,7 @@ struct KeyframeGateTests {
         // 1 s: an IDR; PLIs at 1.1 s and 1.4 s are left to its repair (window
         // 250 ms). A receiver that asks only when it gives a packet up does
         // not ask again if the repair failed: an IDR at 3.35 s all the same.
-        var gate = KeyframeGate()
-        gate.keyframeEncoded(at: .seconds(1))
-        gate.request(at: .seconds(1.1), by: .receiver, repairWindow: .milliseconds(250))
-        gate.keyframeSent(at: .seconds(1.25))
-        gate.request(at: .seconds(1.4), by: .receiver, repairWindow: .milliseconds(250))
+        let gate = Self.twoRequestsLeftToARepair()
         #expect(!gate.isPending)
         #expect(gate.earliestKeyframe(linkLimited: true) == .seconds(3.35))
         #expect(!gate.shouldEncodeKeyframe(at: .seconds(3.3), linkLimited: true))
