@@ -5,8 +5,9 @@ import Media
 ///
 /// The rules are the classic send-side ones: above 10 % the path is overrun,
 /// so back off to what got through; below 2 % there is room, so grow;
-/// in between the path is full, so hold at what it delivers. Growth is bounded by what is really being sent, so an
-/// idle sender's estimate does not climb on capacity it never tried.
+/// in between the path is full, so hold at what it delivers. Growth is
+/// bounded by what is really being sent, so an idle sender's estimate does
+/// not climb on capacity it never tried.
 public struct LossBasedEstimator: Sendable {
     public static let highLoss = 0.10
     public static let lowLoss = 0.02
@@ -70,6 +71,8 @@ public struct LossBasedEstimator: Sendable {
     public mutating func update(lossRatio: Double, sending: Double, overrun: Bool = false, applicationLimited: Bool = false,
                                 at now: Instant) {
         let loss = min(max(lossRatio, 0), 1)
+        // The estimate that what is sent fills.
+        let filled = sending / applicationShare
         lastLossRatio = loss
         defer { lastUpdate = now }
         // Behind a standing queue even a little loss is the bottleneck's tail drop: the queue is
@@ -85,20 +88,20 @@ public struct LossBasedEstimator: Sendable {
             let base = max(min(bitrate, sending), Self.backOffFloor * bitrate)
             bitrate = max(base * (1 - share), Self.backOffFloor * bitrate)
             // Where the path ran out is what got through, not the rate that overran it.
-            if overrun, !applicationLimited { lossOnset = base * (1 - loss) / applicationShare }
+            if overrun, !applicationLimited { lossOnset = base / applicationShare * (1 - loss) }
         } else if loss >= Self.lowLoss {
             // The path is full, or loses a little on the way (radio, a busy receiver): hold at
             // what got through. That says nothing of where the path runs out, so growth after it
             // is not slowed: under 2 % random loss about every other window reads 2 % or more,
             // and slowed after each, the estimate sank to 0.38 of a 1.5 Mbit/s link.
             if applicationLimited { return }
-            bitrate = min(bitrate, sending / applicationShare * (1 - loss))
+            bitrate = min(bitrate, filled * (1 - loss))
         } else if let lastUpdate {
             if let onset = lossOnset, bitrate > Self.pastLossShare * onset { lossOnset = nil }
             let seconds = min(now - lastUpdate, Self.maxIncreaseInterval).inSeconds
             let near = lossOnset.map { bitrate >= Self.nearLossShare * $0 } ?? false
             let grown = bitrate * (1 + (near ? Self.nearLossIncreasePerSecond : Self.increasePerSecond) * seconds)
-            let limit = Self.sendingHeadroom * sending / applicationShare + Self.sendingHeadroomFloor
+            let limit = Self.sendingHeadroom * filled + Self.sendingHeadroomFloor
             bitrate = min(grown, max(bitrate, limit))
         }
     }

@@ -89,7 +89,7 @@ public struct NackLossMeter: Sendable {
         named.guesses += guesses
         named.all += guesses + sequenceNumbers.count
         if named.all > Self.namedMemory { named = (named.guesses / 2, named.all / 2) }
-        let late = waited.map { $0 >= Self.standingQueue } ?? false ? now : nil
+        let late: Instant? = (waited ?? .zero) >= Self.standingQueue ? now : nil
         var fresh = 0
         for number in sequenceNumbers {
             let index = Self.slot(number)

@@ -225,11 +225,8 @@ public struct SendSideBandwidthEstimator: Sendable {
             probes.resultMeasured(result.bitrate, of: result.cluster, cap: ceiling(at: now))
         }
         countTransportLoss(entries, at: now)
-        // What was delivered, as the estimate that sends it: the encoder aims under the target, so
-        // taken bare, each back-off to a share of it took that share again (4 Mbit/s to 138 kbit/s
-        // within a second of a step down to 0.6), and growth stopped just above it.
         delayEstimate.update(
-            entries, acknowledged: log.acknowledgedBitrate.map { $0 / applicationShare }, roundTrip: roundTrip,
+            entries, acknowledged: deliveredAsTarget, roundTrip: roundTrip,
             applicationLimited: applicationLimit.isLimited, at: now)
         delayEstimate.limit(to: ceiling(at: now), at: now)
         lowSinceProbe = min(lowSinceProbe, delayEstimate.bitrate)
@@ -322,6 +319,12 @@ public struct SendSideBandwidthEstimator: Sendable {
         lossBased = LossBasedEstimator(bitrate: Double(cap), applicationShare: applicationShare)
     }
 
+    /// What the receiver acknowledged lately, as the target that sends it: the encoder aims
+    /// under the target, so taken bare, each back-off to a share of it took that share again
+    /// (4 Mbit/s to 138 kbit/s within a second of a step down to 0.6), and growth stopped just
+    /// above it.
+    private var deliveredAsTarget: Double? { log.acknowledgedBitrate.map { $0 / applicationShare } }
+
     private func ceiling(at now: Instant) -> Double {
         Double(min(cap, validReceiverEstimate(at: now) ?? cap))
     }
@@ -355,9 +358,8 @@ public struct SendSideBandwidthEstimator: Sendable {
         // No further than the delay estimate could itself grow from what is
         // delivered: sending far under it, it saw no queue and stood still,
         // and undone to it at once, 0.47 Mbit/s on a 0.6 Mbit/s link became 3.3.
-        if ratio < LossBasedEstimator.lowLoss, let delivered = log.acknowledgedBitrate {
-            let grounded = AIMDRateControl.acknowledgedHeadroom * delivered / applicationShare
-            lossBased.recover(to: min(delayEstimate.bitrate, grounded))
+        if ratio < LossBasedEstimator.lowLoss, let delivered = deliveredAsTarget {
+            lossBased.recover(to: min(delayEstimate.bitrate, AIMDRateControl.acknowledgedHeadroom * delivered))
         }
     }
 

@@ -81,11 +81,14 @@ public struct KeyframeGate: Sendable {
     public func earliestKeyframe(linkLimited: Bool = false) -> Instant? {
         if let pending {
             guard let lastKeyframe else { return .zero }
-            let spacing = linkLimited && !pending.byRecovery ? Self.linkLimitedInterval : Self.minimumInterval
-            return lastKeyframe + spacing
+            return lastKeyframe + Self.spacing(linkLimited: linkLimited && !pending.byRecovery)
         }
         guard let afterRepair else { return nil }
-        return max(afterRepair, (lastKeyframe ?? .zero) + (linkLimited ? Self.linkLimitedInterval : Self.minimumInterval))
+        return max(afterRepair, (lastKeyframe ?? .zero) + Self.spacing(linkLimited: linkLimited))
+    }
+
+    private static func spacing(linkLimited: Bool) -> Duration {
+        linkLimited ? linkLimitedInterval : minimumInterval
     }
 
     /// The encoder made an IDR (asked for or not): pending requests are answered.
