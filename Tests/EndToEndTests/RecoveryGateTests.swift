@@ -189,3 +189,25 @@ struct LimitedLinkRecoveryGateTests {
         try RecoveryGates.senderFault("capture-stops", after: 5, seconds: 22, link: Self.rate)
     }
 }
+
+/// The shared-layer gates through the 1.5 Mbit/s link: the watcher's stream crosses the same
+/// bottleneck, so the layer's rate is what the link carries for both, and the wedged
+/// receiver's ladder still keeps its schedule while the watcher decodes on.
+@Suite(.serialized, .enabled(if: LinkNamespace.available, "needs root for network namespaces and tc"))
+struct SharedLayerLimitedLinkRecoveryGateTests {
+    @Test func keyframeWedge_isMendedByTheKeyframesAStallReportBrings() throws {
+        try RecoveryGates.keyframeWedge(link: LimitedLinkRecoveryGateTests.rate, watched: true)
+    }
+
+    @Test func decoderWedge_isMendedByRebuildingThatReceiversScreen_sixSecondsAfterTheFirstKeyframe() throws {
+        try RecoveryGates.decoderWedge(link: LimitedLinkRecoveryGateTests.rate, watched: true)
+    }
+
+    @Test func stickyWedge_isMendedOnlyBySharingAgain_tenSecondsAfterTheRebuild() throws {
+        try RecoveryGates.stickyWedge(link: LimitedLinkRecoveryGateTests.rate, watched: true)
+    }
+
+    @Test func wedgeThatNeverMends_triesEveryStepOnTime_andIsSaidWithin30Seconds() throws {
+        try RecoveryGates.wedgeThatNeverMends(link: LimitedLinkRecoveryGateTests.rate, watched: true)
+    }
+}
