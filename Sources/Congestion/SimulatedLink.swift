@@ -40,10 +40,12 @@ public struct SimulatedLink: Sendable {
     public let queueLimit: QueueLimit
     public let propagationDelay: Duration
     public let jitter: Duration
+    /// Bytes a token bucket lets through at once after an idle spell (`tc tbf`'s burst).
+    public let burst: Int
     private var schedule: [RateStep]
     private var lossSchedule: [LossStep]
     private var random: SeededRandom
-    /// When the link finishes serializing what it has accepted.
+    /// When the link would finish serializing what it has accepted, with no burst.
     private var busyUntil = Instant(nanoseconds: Int64.min / 2)
     private var lastArrival = Instant(nanoseconds: Int64.min / 2)
     public private(set) var droppedAtQueue = 0
@@ -52,9 +54,10 @@ public struct SimulatedLink: Sendable {
 
     public init(
         bitsPerSecond: Double, queueLimit: QueueLimit, propagationDelay: Duration, jitter: Duration = .zero,
-        lossRate: Double = 0, seed: UInt64 = 1, steps: [RateStep] = [], lossSteps: [LossStep] = []
+        lossRate: Double = 0, seed: UInt64 = 1, steps: [RateStep] = [], lossSteps: [LossStep] = [], burst: Int = 0
     ) {
         self.queueLimit = queueLimit
+        self.burst = burst
         self.propagationDelay = propagationDelay
         self.jitter = jitter
         schedule = [RateStep(at: Instant(nanoseconds: Int64.min / 2), bitsPerSecond: bitsPerSecond)]
@@ -74,7 +77,13 @@ public struct SimulatedLink: Sendable {
 
     /// How long a packet sent at `time` waits before the link starts on it.
     public func queueDelay(at time: Instant) -> Duration {
-        busyUntil > time ? busyUntil - time : .zero
+        let ready = busyUntil - burstTime(at: time)
+        return ready > time ? ready - time : .zero
+    }
+
+    /// How far ahead of the rate the bucket's burst lets the link run.
+    private func burstTime(at time: Instant) -> Duration {
+        .nanoseconds(Int64(Double(burst * 8) / rate(at: time) * 1e9))
     }
 
     /// Sends a packet of `size` bytes at `time`; packets must come in send order.
@@ -97,7 +106,7 @@ public struct SimulatedLink: Sendable {
             lostAtRandom += 1
             return nil
         }
-        var arrival = busyUntil + propagationDelay
+        var arrival = max(time, busyUntil - burstTime(at: time)) + propagationDelay
         if jitter > .zero {
             arrival = arrival + .nanoseconds(Int64.random(in: 0...jitter.nanoseconds, using: &random))
         }

@@ -7,12 +7,12 @@ struct CallTests {
     static func call(
         linkRate: Double, receiver: CallSimulation.Receiver = .transportWide, cap: Int = 10_000_000,
         kind: SendSideBandwidthEstimator.FeedbackKind = .transportWide, start: Int? = nil,
-        loss: Double = 0, steps: [SimulatedLink.RateStep] = [], lossSteps: [SimulatedLink.LossStep] = []
+        loss: Double = 0, steps: [SimulatedLink.RateStep] = [], lossSteps: [SimulatedLink.LossStep] = [], burst: Int = 0
     ) -> CallSimulation {
         // RTT 100 ms: 50 ms each way; a tc tbf-like queue of 250 ms.
         let link = SimulatedLink(
             bitsPerSecond: linkRate, queueLimit: .delay(.milliseconds(250)), propagationDelay: .milliseconds(50),
-            jitter: .milliseconds(2), lossRate: loss, seed: 3, steps: steps, lossSteps: lossSteps)
+            jitter: .milliseconds(2), lossRate: loss, seed: 3, steps: steps, lossSteps: lossSteps, burst: burst)
         return CallSimulation(
             estimator: SendSideBandwidthEstimator(cap: cap, feedbackKind: kind, start: start), link: link, receiver: receiver)
     }
@@ -179,5 +179,19 @@ struct CallTests {
         let later = call.probes.filter { $0.at > .seconds(4) }
         #expect(!later.isEmpty, "\(call.probes)")
         #expect(later.allSatisfy { $0.bitrate <= 2 * Double($0.target) + 1 }, "\(later)")
+    }
+
+    @Test func probesThatFitATokenBucketsBurst_liftNoHigherThanWhatThePathWasFoundToDeliver() {
+        // A 1.5 Mbit/s tbf with a 16 KB burst. 4–6 s: little to send; at 6 s
+        // the sender leaves that stretch and probes at twice its target. The
+        // cluster passes in the burst at the rate it was sent at; taken as
+        // carried, it lifted the target to twice the link. From 6 s to 8 s the
+        // target stays within the band of what was delivered when the path filled.
+        var call = Self.call(linkRate: 1_500_000, burst: 16 * 1024)
+        call.applicationRate = { time in time >= .seconds(4) && time < .seconds(6) ? 400_000 : nil }
+        call.run(until: .seconds(8))
+        #expect(call.probes.contains { $0.at > .seconds(6) }, "\(call.probes) \(call.samples(from: 0, to: 8).map { "\($0.time):\($0.target.bitrate / 1000)\($0.applicationLimited ? "L" : "")" })")
+        let after = call.samples(from: 6, to: 8).map(\.target.bitrate)
+        #expect(after.allSatisfy { $0 <= 1_800_000 }, "\(after.map { $0 / 1000 })")
     }
 }

@@ -65,6 +65,19 @@ struct DelayDetectionTests {
         #expect((1_300_000...1_340_000).contains(control.bitrate))
     }
 
+    @Test func aimd_overuseWhileApplicationLimited_backsOffFromWhatIsDelivered_butMeasuresNoCapacity() {
+        // 1.2 Mbit/s sent under a 4 Mbit/s estimate fills the path's queue:
+        // back to 0.85 of it at once, not 0.85 of the estimate at a time.
+        var control = AIMDRateControl(bitrate: 4_000_000)
+        control.update(.overusing, acknowledged: 1_200_000, roundTrip: .milliseconds(100), applicationLimited: true,
+                       at: .seconds(1))
+        #expect(control.bitrate == 1_020_000)
+        // What a sender that did not fill the estimate delivered says nothing of the path's ceiling.
+        #expect(control.capacityCeiling == nil)
+        control.update(.overusing, acknowledged: 1_500_000, roundTrip: .milliseconds(100), at: .seconds(2))
+        #expect(control.capacityCeiling.map { (1_500_000...1_600_000).contains($0) } ?? false)
+    }
+
     @Test func aimd_doesNotGrowOnCapacityNobodyUses() {
         var control = AIMDRateControl(bitrate: 1_000_000)
         for second in 1...10 {

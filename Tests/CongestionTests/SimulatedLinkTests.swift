@@ -21,6 +21,16 @@ struct SimulatedLinkTests {
         #expect(link.send(size: 1200, at: .zero + .milliseconds(40)) != nil)
     }
 
+    @Test func burst_passesAtOnceAfterAnIdleSpell_thenTheRate() {
+        // A 3600-byte bucket at 1.2 Mbit/s: three 1200-byte packets pass at once, the rest 8 ms apart.
+        var link = SimulatedLink(bitsPerSecond: 1_200_000, queueLimit: .bytes(100_000), propagationDelay: .zero, burst: 3600)
+        let arrivals = (0..<5).map { _ in link.send(size: 1200, at: .zero) }
+        #expect(arrivals == [.zero, .zero, .zero, .zero + .milliseconds(8), .zero + .milliseconds(16)])
+        #expect(link.queueDelay(at: .zero) == .milliseconds(16))
+        // Idle long enough to fill again, it lets a burst through again.
+        #expect(link.send(size: 1200, at: .seconds(1)) == .seconds(1))
+    }
+
     @Test func rateSteps_changeTheSerializationTime() {
         var link = SimulatedLink(
             bitsPerSecond: 1_200_000, queueLimit: .delay(.seconds(1)), propagationDelay: .zero,
