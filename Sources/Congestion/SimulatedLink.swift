@@ -1,7 +1,8 @@
 import Media
 
 /// A bottleneck on simulated time, the shape of a `tc tbf` uplink: packets
-/// queue behind a link of a set rate, the queue drops at its tail when full,
+/// queue behind a link of a set rate (after an idle spell its token bucket
+/// lets a burst through at once), the queue drops at its tail when full,
 /// and each packet then takes the one-way propagation delay, some seeded
 /// jitter (never reordering) and a seeded chance of random loss.
 ///
