@@ -6,12 +6,16 @@ public struct ProbeCluster: Equatable, Sendable {
     public var bitrate: Double
     public var packetCount: Int
     public var bytes: Int
+    /// One of the clusters that find the path from the start rate, or followed
+    /// on from one: nothing has been sent yet that could bound its result.
+    public var atStart: Bool
 
-    public init(id: Int, bitrate: Double, packetCount: Int, bytes: Int) {
+    public init(id: Int, bitrate: Double, packetCount: Int, bytes: Int, atStart: Bool = false) {
         self.id = id
         self.bitrate = bitrate
         self.packetCount = packetCount
         self.bytes = bytes
+        self.atStart = atStart
     }
 
     /// The size of each of the cluster's packets.

@@ -37,7 +37,7 @@ public struct ProbeController: Sendable {
         guard !started else { return }
         started = true
         for multiplier in Self.initialMultipliers {
-            guard let cluster = enqueue(min(bitrate * multiplier, cap), above: bitrate) else { break }
+            guard let cluster = enqueue(min(bitrate * multiplier, cap), above: bitrate, atStart: true) else { break }
             leading = cluster
         }
     }
@@ -47,7 +47,7 @@ public struct ProbeController: Sendable {
         guard leading?.id == cluster.id else { return }
         leading = nil
         guard bitrate >= Self.furtherThreshold * cluster.bitrate, cluster.bitrate < cap else { return }
-        leading = enqueue(min(Self.furtherMultiplier * bitrate, cap), above: bitrate)
+        leading = enqueue(min(Self.furtherMultiplier * bitrate, cap), above: bitrate, atStart: cluster.atStart)
     }
 
     /// The sender uses its estimate again, or may use more: check it.
@@ -63,11 +63,12 @@ public struct ProbeController: Sendable {
 
     public var hasPending: Bool { !queue.isEmpty }
 
-    private mutating func enqueue(_ bitrate: Double, above estimate: Double) -> ProbeCluster? {
+    private mutating func enqueue(_ bitrate: Double, above estimate: Double, atStart: Bool = false) -> ProbeCluster? {
         guard bitrate > estimate else { return nil }
         let bytes = Int(bitrate * Self.clusterDuration.inSeconds / 8)
         let packets = max(Self.minimumPackets, (bytes + packetSize - 1) / packetSize)
-        let cluster = ProbeCluster(id: nextID, bitrate: bitrate, packetCount: packets, bytes: packets * packetSize)
+        let cluster = ProbeCluster(id: nextID, bitrate: bitrate, packetCount: packets, bytes: packets * packetSize,
+                                   atStart: atStart)
         nextID += 1
         queue.append(cluster)
         return cluster
