@@ -194,4 +194,18 @@ struct CallTests {
         let after = call.samples(from: 6, to: 8).map(\.target.bitrate)
         #expect(after.allSatisfy { $0 <= 1_800_000 }, "\(after.map { $0 / 1000 })")
     }
+
+    @Test func aProbeLiftsNoFurtherThanHalfAgainAboveWhatIsSent_beforeThePathWasEverFull() {
+        // The same tbf, little to send from 1 s to 4 s, so the path has not
+        // yet been found full. The probe as sending resumes passes in the
+        // burst; taken as carried, it doubled the target to twice the link.
+        var call = Self.call(linkRate: 1_500_000, burst: 16 * 1024)
+        call.applicationRate = { time in time >= .seconds(1) && time < .seconds(4) ? 400_000 : nil }
+        call.run(until: .seconds(6))
+        let probe = call.probes.first { $0.at > .seconds(4) }
+        #expect(probe != nil, "\(call.probes)")
+        let before = call.target(at: .seconds(3.9)).bitrate
+        let after = call.samples(from: 4, to: 6).map(\.target.bitrate)
+        #expect(after.allSatisfy { Double($0) <= 1.5 * Double(before) }, "\(before / 1000): \(after.map { $0 / 1000 })")
+    }
 }
