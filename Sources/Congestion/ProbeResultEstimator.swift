@@ -31,9 +31,8 @@ public struct ProbeResultEstimator: Sendable {
     }
 
     /// Takes a matched feedback entry; returns a cluster and its measured
-    /// rate once all its packets have been reported on, nil for the rate
-    /// when they do not measure one (too few arrived, or all at once).
-    public mutating func add(_ entry: SentPacketLog.Entry) -> (cluster: ProbeCluster, bitrate: Double?)? {
+    /// rate once all its packets have been reported on.
+    public mutating func add(_ entry: SentPacketLog.Entry) -> (cluster: ProbeCluster, bitrate: Double)? {
         guard case .probe(let id) = entry.kind, let index = pending.firstIndex(where: { $0.cluster.id == id }) else {
             return nil
         }
@@ -44,7 +43,7 @@ public struct ProbeResultEstimator: Sendable {
         let progress = pending[index]
         guard progress.reported >= progress.cluster.packetCount else { return nil }
         pending.remove(at: index)
-        return (progress.cluster, Self.measure(progress))
+        return Self.measure(progress).map { (progress.cluster, $0) }
     }
 
     private static func measure(_ progress: Progress) -> Double? {

@@ -74,9 +74,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     static let overrunDrain: Duration = .milliseconds(250)
     /// The estimate rising this much since the last probe (far from any
     /// known ceiling, so by multiplicative steps) means the path has room
-    /// the rate control would take many seconds to find: probe it. One
-    /// probe's result lifts the estimate no further than this above what is
-    /// delivered, so a path with room is climbed in such steps.
+    /// the rate control would take many seconds to find: probe it. After
+    /// the start, one probe's result lifts the estimate no further than this
+    /// above the estimate the media sent fills, so a path with room is
+    /// climbed in such steps.
     static let probeAfterIncrease = 1.5
     /// A probe without a result after this is over.
     static let probeTimeout: Duration = .seconds(1)
@@ -221,12 +222,6 @@ public struct SendSideBandwidthEstimator: Sendable {
         for entry in entries {
             guard let result = probeResults.add(entry) else { continue }
             if lastProbe?.cluster == result.cluster.id { lastProbe?.answered = true }
-            // A cluster that measures nothing (its packets arrived all at once through a token
-            // bucket's burst) ends its chain; left waiting, it held off every later probe.
-            guard let measured = result.bitrate else {
-                probes.resultMeasured(0, of: result.cluster, cap: ceiling(at: now))
-                continue
-            }
             // No higher than the delay estimate last found the path to deliver, nor half again
             // above the estimate the media now sent fills (probes' own padding left out): a
             // cluster that fits a token bucket's burst passes at the rate it was sent at, and such
@@ -235,8 +230,8 @@ public struct SendSideBandwidthEstimator: Sendable {
             // Motion from 1.7 to 4 Mbit/s, with 13 %.
             // The start's clusters are bound by neither: nothing sent yet says anything of the path.
             let sentAsTarget = sending.rate(at: now) * 8 / applicationShare
-            let bitrate = result.cluster.atStart ? min(measured, ceiling(at: now))
-                : min(measured, ceiling(at: now), delayEstimate.measuredCapacity ?? .infinity, Self.probeAfterIncrease * sentAsTarget)
+            let bitrate = result.cluster.atStart ? min(result.bitrate, ceiling(at: now))
+                : min(result.bitrate, ceiling(at: now), delayEstimate.measuredCapacity ?? .infinity, Self.probeAfterIncrease * sentAsTarget)
             delayEstimate.probeMeasured(bitrate, at: now)
             lossBased.probeMeasured(bitrate)
             probes.resultMeasured(bitrate, of: result.cluster, cap: ceiling(at: now))
