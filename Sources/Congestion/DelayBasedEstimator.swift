@@ -60,7 +60,7 @@ public struct DelayBasedEstimator: Sendable {
     /// The most the path was last found to carry when it filled up (the top
     /// of the band of what was delivered at overuse), until the sender
     /// delivers more than that; nil while unknown.
-    public var measuredCapacity: Double? { rateControl.capacityCeiling }
+    public var capacityCeiling: Double? { rateControl.capacityCeiling }
 
     /// A probe found more room than the estimate says. A lower result does
     /// not lower it: a receiver's arrival times bunch when it is busy, which

@@ -222,16 +222,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         for entry in entries {
             guard let result = probeResults.add(entry) else { continue }
             if lastProbe?.cluster == result.cluster.id { lastProbe?.answered = true }
-            // No higher than the delay estimate last found the path to deliver, nor half again
-            // above the estimate the media now sent fills (probes' own padding left out): a
-            // cluster that fits a token bucket's burst passes at the rate it was sent at, and such
-            // results chained Text and detail from 1.2 back up to 4 Mbit/s on a 1.5 Mbit/s tbf
-            // each time it left the application-limited state, with 6 % of packets dropped, and
-            // Motion from 1.7 to 4 Mbit/s, with 13 %.
-            // The start's clusters are bound by neither: nothing sent yet says anything of the path.
-            let sentAsTarget = sending.rate(at: now) * 8 / applicationShare
-            let bitrate = result.cluster.atStart ? min(result.bitrate, ceiling(at: now))
-                : min(result.bitrate, ceiling(at: now), delayEstimate.measuredCapacity ?? .infinity, Self.probeAfterIncrease * sentAsTarget)
+            let bitrate = min(result.bitrate, probeBound(of: result.cluster, at: now))
             delayEstimate.probeMeasured(bitrate, at: now)
             lossBased.probeMeasured(bitrate)
             probes.resultMeasured(bitrate, of: result.cluster, cap: ceiling(at: now))
@@ -336,6 +327,19 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// (4 Mbit/s to 138 kbit/s within a second of a step down to 0.6), and growth stopped just
     /// above it.
     private var deliveredAsTarget: Double? { log.acknowledgedBitrate.map { $0 / applicationShare } }
+
+    /// The most one probe's result may lift the estimate to: the ceiling, and after the start
+    /// no higher than the delay estimate last found the path to deliver, nor half again above
+    /// the estimate the media now sent fills (probes' own padding left out). A cluster that fits
+    /// a token bucket's burst passes at the rate it was sent at: such results chained Text and
+    /// detail from 1.2 back up to 4 Mbit/s on a 1.5 Mbit/s tbf each time it left the
+    /// application-limited state, with 6 % of packets dropped, and Motion from 1.7 to 4 Mbit/s,
+    /// with 13 %. The start's clusters have neither bound: nothing sent yet says anything of the path.
+    private mutating func probeBound(of cluster: ProbeCluster, at now: Instant) -> Double {
+        guard !cluster.atStart else { return ceiling(at: now) }
+        let sentAsTarget = sending.rate(at: now) * 8 / applicationShare
+        return min(ceiling(at: now), delayEstimate.capacityCeiling ?? .infinity, Self.probeAfterIncrease * sentAsTarget)
+    }
 
     private func ceiling(at now: Instant) -> Double {
         Double(min(cap, validReceiverEstimate(at: now) ?? cap))

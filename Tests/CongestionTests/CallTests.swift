@@ -181,16 +181,22 @@ struct CallTests {
         #expect(later.allSatisfy { $0.bitrate <= 2 * Double($0.target) + 1 }, "\(later)")
     }
 
+    /// A 1.5 Mbit/s tbf with a 16 KB burst, starting at 1 Mbit/s, with little to send in `quiet`.
+    static func tbfCall(quiet: Range<Instant>) -> CallSimulation {
+        var call = Self.call(linkRate: 1_500_000, start: 1_000_000, burst: 16 * 1024)
+        call.applicationRate = { time in quiet.contains(time) ? 400_000 : nil }
+        return call
+    }
+
     @Test func probesThatFitATokenBucketsBurst_doNotLiftTheTargetPastTheLink() {
-        // A 1.5 Mbit/s tbf with a 16 KB burst. 4–6 s: little to send; at 6 s
+        // 4–6 s: little to send; at 6 s
         // the sender leaves that stretch and probes at twice its target. The
         // cluster passes in the burst at the rate it was sent at; taken as
         // carried, it lifted the target to twice the link. From 6 s to 8 s the
         // target stays within a fifth of the link.
-        var call = Self.call(linkRate: 1_500_000, start: 1_000_000, burst: 16 * 1024)
-        call.applicationRate = { time in time >= .seconds(4) && time < .seconds(6) ? 400_000 : nil }
+        var call = Self.tbfCall(quiet: .seconds(4) ..< .seconds(6))
         call.run(until: .seconds(8))
-        #expect(call.probes.contains { $0.at > .seconds(6) }, "\(call.probes) \(call.samples(from: 0, to: 8).map { "\($0.time):\($0.target.bitrate / 1000)\($0.applicationLimited ? "L" : "")" })")
+        #expect(call.probes.contains { $0.at > .seconds(6) }, "\(call.probes)")
         let after = call.samples(from: 6, to: 8).map(\.target.bitrate)
         #expect(after.allSatisfy { $0 <= 1_800_000 }, "\(after.map { $0 / 1000 })")
     }
@@ -199,8 +205,7 @@ struct CallTests {
         // The same tbf, little to send from 1 s to 4 s, so the path has not
         // yet been found full. The probe as sending resumes passes in the
         // burst; taken as carried, it doubled the target to twice the link.
-        var call = Self.call(linkRate: 1_500_000, start: 1_000_000, burst: 16 * 1024)
-        call.applicationRate = { time in time >= .seconds(1) && time < .seconds(4) ? 400_000 : nil }
+        var call = Self.tbfCall(quiet: .seconds(1) ..< .seconds(4))
         call.run(until: .seconds(6))
         let probe = call.probes.first { $0.at > .seconds(4) }
         #expect(probe != nil, "\(call.probes)")
