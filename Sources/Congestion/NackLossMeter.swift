@@ -137,7 +137,11 @@ public struct NackLossMeter: Sendable {
     /// losses were told of from behind a standing queue; then the next
     /// window starts. Windows do not overlap.
     public mutating func takeLossRatio(at now: Instant, settle: Duration) -> (ratio: Double, behindAQueue: Bool)? {
-        guard var number = windowFirst, let newest else { return nil }
+        // A window that starts past the newest packet has nothing in it yet. Taken for one that
+        // had wrapped past the memory, it judged the last 4096 packets again, and the next window
+        // began before the back-off: the overrun's loss then halved the rate once more, 4 → 2 → 1
+        // → 0.5 Mbit/s on a 1.5 Mbit/s link.
+        guard var number = windowFirst, let newest, number != newest &+ 1 else { return nil }
         // Packets older than the memory are gone: judge from the oldest kept.
         if newest &- number >= UInt16(Self.capacity) { number = newest &- UInt16(Self.capacity - 1) }
         let judged = now - settle

@@ -93,6 +93,21 @@ struct LossAndProbeTests {
         #expect(meter.takeLossRatio(at: .seconds(2), settle: .milliseconds(100))?.ratio == 0)
     }
 
+    @Test func nackLoss_withNothingSentSinceTheWindowBegan_judgesNothingAgain() {
+        // Half of 0…199 lost; the window is taken, then the rate lowered, and nothing leaves
+        // until 1.5 s (a still screen, a pacer holding frames for the link).
+        var meter = NackLossMeter()
+        for i in 0..<200 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        meter.recordNack((0..<100).map { UInt16(2 * $0) })
+        #expect(meter.takeLossRatio(at: .seconds(1.2), settle: .milliseconds(100))?.ratio == 0.5)
+        #expect(meter.takeLossRatio(at: .seconds(1.3), settle: .milliseconds(100)) == nil)
+        meter.restart()
+        #expect(meter.takeLossRatio(at: .seconds(1.4), settle: .milliseconds(100)) == nil)
+        // The packets sent from then on make the next window, and they all arrived.
+        for i in 200..<320 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(1500 + 5 * (i - 200)))) }
+        #expect(meter.takeLossRatio(at: .seconds(2.3), settle: .milliseconds(100))?.ratio == 0)
+    }
+
     @Test func lossRules_behindAQueue_halveAtLeast_otherwiseByHalfTheLoss() {
         var estimator = LossBasedEstimator(bitrate: 2_000_000)
         // 40 % lost of 2 Mbit/s behind a standing queue: at most 1.2 Mbit/s got

@@ -11,11 +11,9 @@ import Testing
 /// pacer and the keyframe rules do together, in simulated seconds.
 @Suite(.serialized) struct SimulatedCallTests {
     /// A `tc tbf rate 1.5mbit latency 200ms` uplink with 100 ms of round trip.
-    /// `lossFrom`: the random loss starts that long into the share instead of at once.
-    static func uplink(_ bitsPerSecond: Double = 1_500_000, loss: Double = 0, lossFrom: Duration? = nil) -> SimulatedLink {
+    static func uplink(_ bitsPerSecond: Double = 1_500_000, loss: Double = 0) -> SimulatedLink {
         SimulatedLink(bitsPerSecond: bitsPerSecond, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
-                      jitter: .milliseconds(1), lossRate: lossFrom == nil ? loss : 0, seed: 5,
-                      lossSteps: lossFrom.map { [.init(at: SimulatedShare.start + $0, lossRate: loss)] } ?? [])
+                      jitter: .milliseconds(1), lossRate: loss, seed: 5)
     }
 
     static func megabits(_ samples: [(at: Double, status: ShareStatus)]) -> String {
@@ -58,17 +56,14 @@ import Testing
     }
 
     @Test func nacksAlone_under2PercentRandomLoss_keepAtLeast70PercentOfTheLink() throws {
-        // From 4 s, once the start's overrun is behind, 2 % of packets are
-        // lost at random and the receiver NACKs each: about every other
-        // window reads 2 % or more. Held there at what got through, and
-        // growing at full pace after it, the target from 6 s to 12 s averages
-        // at least 70 % of the link. (Measured against the encoder's output,
-        // which aims at 0.85 of the target, and slowed after each such window,
-        // it sank to a third of the link.) The loss waits for the start
-        // because random loss told of from behind the queue the start's
-        // overrun left reads as another overrun (docs/behaviour.md §7.7).
-        let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720,
-                                       link: Self.uplink(loss: 0.02, lossFrom: .seconds(4)), feedback: .nacksOnly)
+        // 2 % of packets lost at random from the start, the receiver NACKs
+        // each: about every other window reads 2 % or more. Held there at
+        // what got through, and growing at full pace after it, the target
+        // from 6 s to 12 s averages at least 70 % of the link. (Measured
+        // against the encoder's output, which aims at 0.85 of the target, and
+        // slowed after each such window, it sank to a third of the link.)
+        let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: Self.uplink(loss: 0.02),
+                                       feedback: .nacksOnly)
         defer { share.stop() }
         let samples = share.sample(for: .seconds(12))
         let settled = samples.filter { $0.at >= 6 }.map { Double($0.status.targetBitrate) }
