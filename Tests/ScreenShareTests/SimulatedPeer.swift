@@ -14,9 +14,12 @@ import Transport
 /// share is, reaching the sender one return delay after the receiver sent it.
 ///
 /// It stands in for a receiver behind a bottleneck on the manual clock,
-/// which no real receiver and no real `tc` can run on. The datagrams
-/// themselves are real UDP on loopback: the send time is read from each
+/// which no real receiver and no real `tc` can run on. The sender's
+/// datagrams are real UDP on loopback: the send time is read from each
 /// packet, because the manual clock may move on while one crosses the kernel.
+/// Its feedback is handed to the sender's connection on the peer's own
+/// thread, which the clock waits for: through a socket, the clock could move
+/// on before the sender read it, and a run would depend on the machine's load.
 final class SimulatedPeer: @unchecked Sendable {
     // Safety: every mutable field is guarded by `condition`; the socket and
     // sessions are used by the thread named beside them.
@@ -61,7 +64,8 @@ final class SimulatedPeer: @unchecked Sendable {
     private let protector: SRTPSession?   // feedback thread
     private let transportSequence = TransportSequenceNumber(extensionID: SimulatedPeer.transportWideID)!
     private var link: SimulatedLink
-    private var sender: SocketAddress?
+    /// Hands one datagram of feedback to the sender, as its feedback thread would.
+    private var sender: (@Sendable (inout [UInt8], Int) -> Void)?
     private var stopping = false
     private var received: [Packet] = []
     /// Transport-wide numbers not yet reported, with their arrivals.
@@ -87,8 +91,8 @@ final class SimulatedPeer: @unchecked Sendable {
         nextFeedback = clock.now + .milliseconds(50)
     }
 
-    /// Starts answering the sender whose socket is at `sender`.
-    func start(sender: SocketAddress) {
+    /// Starts answering the sender, through `sender`.
+    func start(sender: @escaping @Sendable (inout [UInt8], Int) -> Void) {
         condition.withLock { self.sender = sender }
         spawn("peer-receive") { [self] in receiveLoop() }
         spawn("peer-feedback") { [self] in feedbackLoop() }
@@ -224,6 +228,6 @@ final class SimulatedPeer: @unchecked Sendable {
             guard let protected = try? protector.protectRTCP(&bytes, length: length) else { return }
             length = protected
         }
-        try? socket.send(Array(bytes[0..<length]), to: sender)
+        sender(&bytes, length)
     }
 }

@@ -81,7 +81,8 @@ final class SimulatedShare: @unchecked Sendable {
                                     headerExtensions: extensions)
         config.retransmission = retransmission
         connection = try session.addReceiver(config, fault: fault)
-        peer?.start(sender: try SocketAddress(host: "127.0.0.1", port: connection.localAddress.port))
+        let connection = self.connection
+        peer?.start { bytes, count in connection.handleDatagram(&bytes, count: count, from: destination) }
         recovery.attach(connection)
         let (heartbeat, recovery, done, session) = (self.heartbeat, self.recovery, self.done, self.session)
         Thread {
