@@ -56,10 +56,16 @@ public final class ShareRunner: @unchecked Sendable {
             session.stop()
             return 1
         }
-        output.event("sending", [("to", .string(options.destination.description)),
-                                 ("from", .string(connection.localAddress.description)),
-                                 ("ssrc", .int(Int(connection.ssrc)))],
-                     human: "Sending to \(options.destination) from \(connection.localAddress), SSRC \(connection.ssrc)")
+        var sending: [(String, JSONValue)] = [("to", .string(options.destination.description)),
+                                              ("from", .string(connection.localAddress.description)),
+                                              ("ssrc", .int(Int(connection.ssrc)))]
+        var said = "Sending to \(options.destination) from \(connection.localAddress), SSRC \(connection.ssrc)"
+        // A receiver that takes RTX must be told its SSRC as well, as a `transceiver` event tells a call client.
+        if let rtx = connection.retransmissionSSRC {
+            sending.append(("rtxSsrc", .int(Int(rtx))))
+            said += ", RTX SSRC \(rtx)"
+        }
+        output.event("sending", sending, human: said)
         let diagnostics = ShareDiagnostics(session: session, recovery: recovery)
         installSignalHandlers(diagnostics: diagnostics)
         StdinCommands(session: session, recovery: recovery, diagnostics: diagnostics, output: output) { [self] in requestStop() }.start()
