@@ -23,6 +23,19 @@ def gst_decoded(gst):
     return frames, size
 
 
+def share_for(check, gst, sender, seconds):
+    """Lets `sender` share for `seconds`, stops it and then `gst`, and fills the row in;
+    returns the sender's figures, the frames GStreamer decoded and how many were sent."""
+    time.sleep(seconds)
+    figures, status = stop_sender(check, sender)
+    time.sleep(0.5)
+    gst.stop()
+    frames, size = gst_decoded(gst)
+    sent = figures.get("sent", status.get("framesSent", 0))
+    check.row.update(sent=sent, decoded=len(frames), size=size, first=(frames[0] - sender.started) if frames else None)
+    return figures, frames, sent
+
+
 def check_gstreamer_decode(check):
     """srtpdec ! rtph264depay ! avdec_h264 decodes ≥ 95 % of the frames sent, at the size sent."""
     check.row.update(peer="GStreamer avdec_h264")
@@ -34,17 +47,10 @@ def check_gstreamer_decode(check):
         return
     sender = check.sender(["--size", "1280x720", "--scenario", "motion", "--to", "127.0.0.1:%d" % port,
                            "--rtcp-to", "127.0.0.1:%d" % (port + 1), "--ssrc", str(SSRC)])
-    time.sleep(8)
-    figures, status = stop_sender(check, sender)
-    time.sleep(0.5)
-    gst.stop()
-    frames, size = gst_decoded(gst)
-    sent = figures.get("sent", status.get("framesSent", 0))
-    check.row.update(sent=sent, decoded=len(frames), size=size,
-                     first=(frames[0] - sender.started) if frames else None)
+    _, frames, sent = share_for(check, gst, sender, 8)
     check.expect(sent > 150, "only %d frames sent in 8 s" % sent)
     check.expect(len(frames) >= 0.95 * sent, "GStreamer decoded %d of %d frames" % (len(frames), sent))
-    check.expect(size == "1280x720", "decoded size %r, not 1280x720" % size)
+    check.expect(check.row["size"] == "1280x720", "decoded size %r, not 1280x720" % check.row["size"])
 
 
 def check_gstreamer_vp8(check):

@@ -11,11 +11,9 @@ caps name, and the RTX SSRC is the sender's to choose (it says which in its
 (`screen-receiver --rtx-pt`, SimulatedCallTests)."""
 import os
 import re
-import time
 
 from interop.check import SSRC
-from interop.gstreamer import gst_decoded
-from interop.sender import stop_sender
+from interop.gstreamer import share_for
 
 PORT, RTCP_PORT, SENDER_PORT = 5004, 5005, 5006
 MEDIA_PT, RTX_PT = 96, 97
@@ -33,13 +31,7 @@ def check_gstreamer_rtx(check):
         os.path.join(check.bin, "screenshare"), "share", "--source", "synthetic", "--insecure-rtp", "--json",
         "--size", "1280x720", "--scenario", "motion", "--to", "127.0.0.1:%d" % PORT, "--rtcp-to", "127.0.0.1:%d" % RTCP_PORT,
         "--bind", "127.0.0.1:%d" % SENDER_PORT, "--ssrc", str(SSRC), "--rtx-pt", str(RTX_PT)])
-    time.sleep(9)
-    figures, status = stop_sender(check, sender)
-    time.sleep(0.5)
-    gst.stop()
-    frames, size = gst_decoded(gst)
-    sent = figures.get("sent", status.get("framesSent", 0))
-    check.row.update(sent=sent, decoded=len(frames), size=size, first=(frames[0] - sender.started) if frames else None)
+    figures, frames, sent = share_for(check, gst, sender, 9)
     announced = next((e.get("rtxSsrc") for _, e in sender.events("sending")), None)
     read = [m.groups() for m in (RTX_LINE.search(line) for _, line in gst.output()) if m]
     check.note("NACK %d, retransmitted %d; rtprtxreceive read %d RTX packets" % (
