@@ -20,9 +20,7 @@ import ControlProtocol
 /// encoding takes.
 final class SimulatedShare: @unchecked Sendable {
     // Safety: `lines` is behind a Mutex; the rest is set up before the threads start.
-    /// Where the clock stands when the share starts.
-    static let start: Instant = .seconds(100)
-    let clock = ManualClock(SimulatedShare.start)
+    let clock = ManualClock(.seconds(100))
     let session: ShareSession
     let recovery: ShareRecovery
     let connection: SenderConnection

@@ -25,7 +25,7 @@ def gst_decoded(gst):
 
 def share_for(check, gst, sender, seconds):
     """Lets `sender` share for `seconds`, stops it and then `gst`, and fills the row in;
-    returns the sender's figures, the frames GStreamer decoded and how many were sent."""
+    returns the sender's figures, the frames GStreamer decoded, their size and how many were sent."""
     time.sleep(seconds)
     figures, status = stop_sender(check, sender)
     time.sleep(0.5)
@@ -33,7 +33,7 @@ def share_for(check, gst, sender, seconds):
     frames, size = gst_decoded(gst)
     sent = figures.get("sent", status.get("framesSent", 0))
     check.row.update(sent=sent, decoded=len(frames), size=size, first=(frames[0] - sender.started) if frames else None)
-    return figures, frames, sent
+    return figures, frames, size, sent
 
 
 def check_gstreamer_decode(check):
@@ -47,10 +47,10 @@ def check_gstreamer_decode(check):
         return
     sender = check.sender(["--size", "1280x720", "--scenario", "motion", "--to", "127.0.0.1:%d" % port,
                            "--rtcp-to", "127.0.0.1:%d" % (port + 1), "--ssrc", str(SSRC)])
-    _, frames, sent = share_for(check, gst, sender, 8)
+    _, frames, size, sent = share_for(check, gst, sender, 8)
     check.expect(sent > 150, "only %d frames sent in 8 s" % sent)
     check.expect(len(frames) >= 0.95 * sent, "GStreamer decoded %d of %d frames" % (len(frames), sent))
-    check.expect(check.row["size"] == "1280x720", "decoded size %r, not 1280x720" % check.row["size"])
+    check.expect(size == "1280x720", "decoded size %r, not 1280x720" % size)
 
 
 def check_gstreamer_vp8(check):

@@ -31,7 +31,7 @@ def check_gstreamer_rtx(check):
         os.path.join(check.bin, "screenshare"), "share", "--source", "synthetic", "--insecure-rtp", "--json",
         "--size", "1280x720", "--scenario", "motion", "--to", "127.0.0.1:%d" % PORT, "--rtcp-to", "127.0.0.1:%d" % RTCP_PORT,
         "--bind", "127.0.0.1:%d" % SENDER_PORT, "--ssrc", str(SSRC), "--rtx-pt", str(RTX_PT)])
-    figures, frames, sent = share_for(check, gst, sender, 9)
+    figures, frames, _, sent = share_for(check, gst, sender, 9)
     announced = next((e.get("rtxSsrc") for _, e in sender.events("sending")), None)
     read = [m.groups() for m in (RTX_LINE.search(line) for _, line in gst.output()) if m]
     check.note("NACK %d, retransmitted %d; rtprtxreceive read %d RTX packets" % (
