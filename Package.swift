@@ -13,13 +13,16 @@ let package = Package(
     ],
     targets: [
         // One target per C library; each is imported by exactly one Swift module.
-        .systemLibrary(name: "CX264", pkgConfig: "x264", providers: [.apt(["libx264-dev"])]),
+        // x264 and PipeWire without pkg-config: their cflags carry -DX264_API_IMPORTS (for Windows
+        // DLLs) and -D_REENTRANT, which SwiftPM drops with a warning on every build. x264.h is on
+        // the default path; PipeWire's two include directories are given to its one importer.
+        .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev"])]),
         .systemLibrary(name: "CXCB", pkgConfig: "xcb", providers: [.apt(["libxcb1-dev"])]),
-        .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
+        .systemLibrary(name: "CPipeWire", providers: [.apt(["libpipewire-0.3-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CMalloc"),
 
@@ -29,7 +32,8 @@ let package = Package(
         .target(name: "Capture", dependencies: ["Media"]),
         .target(name: "Synthetic", dependencies: ["Media", "Capture"]),
         .target(name: "CaptureX11", dependencies: ["CXCB", "Media", "YUV", "Capture"]),
-        .target(name: "CapturePipeWire", dependencies: ["CPipeWire", "CDBus", "Media", "YUV", "Capture"]),
+        .target(name: "CapturePipeWire", dependencies: ["CPipeWire", "CDBus", "Media", "YUV", "Capture"],
+                swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/pipewire-0.3", "-Xcc", "-I/usr/include/spa-0.2"])]),
         .target(name: "Encoding", dependencies: ["Media"]),
         .target(name: "Encoders", dependencies: ["CX264", "CVPX", "Media", "Encoding", "YUV"]),
         .target(name: "RTP", dependencies: ["Media"]),
