@@ -46,9 +46,10 @@ class Check:
     def note(self, text):
         self.row["notes"] = (self.row["notes"] + "; " if self.row["notes"] else "") + text
 
-    def sender(self, args, name="screenshare"):
-        return self.start(name, [os.path.join(self.bin, "screenshare"), "share", "--source", "synthetic",
-                                 "--srtp-key-file", self.key_path, "--json"] + args)
+    def sender(self, args, name="screenshare", srtp=True):
+        protection = ["--srtp-key-file", self.key_path] if srtp else ["--insecure-rtp"]
+        return self.start(name, [os.path.join(self.bin, "screenshare"), "share", "--source", "synthetic"]
+                          + protection + ["--json"] + args)
 
     def finish(self):
         for p in reversed(self.procs):

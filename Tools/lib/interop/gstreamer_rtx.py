@@ -27,10 +27,9 @@ def check_gstreamer_rtx(check):
     gst = check.start("gst", gst_argv(), env=dict(os.environ, GST_DEBUG="rtprtxreceive:5", GST_DEBUG_NO_COLOR="1"))
     if not check.expect(gst.wait_for_line(lambda l: "PLAYING" in l, 10), "gst-launch did not start"):
         return
-    sender = check.start("screenshare", [
-        os.path.join(check.bin, "screenshare"), "share", "--source", "synthetic", "--insecure-rtp", "--json",
+    sender = check.sender([
         "--size", "1280x720", "--scenario", "motion", "--to", "127.0.0.1:%d" % PORT, "--rtcp-to", "127.0.0.1:%d" % RTCP_PORT,
-        "--bind", "127.0.0.1:%d" % SENDER_PORT, "--ssrc", str(SSRC), "--rtx-pt", str(RTX_PT)])
+        "--bind", "127.0.0.1:%d" % SENDER_PORT, "--ssrc", str(SSRC), "--rtx-pt", str(RTX_PT)], srtp=False)
     figures, frames, _, sent = share_for(check, gst, sender, 9)
     announced = next((e.get("rtxSsrc") for _, e in sender.events("sending")), None)
     read = [m.groups() for m in (RTX_LINE.search(line) for _, line in gst.output()) if m]
