@@ -22,10 +22,16 @@ public struct EncoderSettings: Sendable, Equatable {
     public var screenContent: Bool
     public var threads: Int
 
-    /// A frame is at most this much of the target's bits: the pacer drains
-    /// it in a quarter second at 1.2 × the target, so no frame, a keyframe
-    /// neither, outgrows a bottleneck's queue.
-    public static let bufferDuration = 0.3
+    /// A frame is at most this much of the target's bits, so no frame, a
+    /// keyframe neither, outgrows a bottleneck's queue or comes later than a
+    /// receiver's jitter buffer waits (rtpbin: 200 ms). At 1.2 × the target
+    /// the pacer drains 0.15 s in an eighth of a second; 0.3 s took a quarter,
+    /// and the frames behind it reached rtpbin too late (docs/benchmarks.md).
+    /// Text and detail keeps 0.3 s: at 15 fps or less a frame has two periods'
+    /// bits, and its text lost a tenth of its SSIM at 0.15 s.
+    public static func bufferDuration(favourDetail: Bool) -> Double {
+        favourDetail ? 0.3 : 0.2
+    }
 
     /// The settings that carry out `plan` at the share's frame rate: the
     /// encoder always runs at that rate, and a plan at a lower one skips
@@ -44,7 +50,7 @@ public struct EncoderSettings: Sendable, Equatable {
         let level = H264Level.lowest(admitting: plan.width, plan.height, fps: shareFPS, bitrate: 0) ?? plan.level
         let skipped = Double(shareFPS) / Double(max(1, plan.fps))
         let scaled = min(Int(Double(bitrate) * skipped), level.maxBitrate)
-        let buffer = Int(Double(target) * max(bufferDuration, 1 / Double(max(1, plan.fps))))
+        let buffer = Int(Double(target) * max(bufferDuration(favourDetail: favourDetail), 1 / Double(max(1, plan.fps))))
         return EncoderSettings(width: plan.width, height: plan.height, fps: shareFPS, bitrate: scaled, bufferBits: buffer,
                                profile: profile, level: level, favourDetail: favourDetail, screenContent: screenContent)
     }
@@ -60,7 +66,7 @@ public struct EncoderSettings: Sendable, Equatable {
         self.height = height
         self.fps = fps
         self.bitrate = bitrate
-        self.bufferBits = bufferBits ?? Int(Double(bitrate) * EncoderSettings.bufferDuration)
+        self.bufferBits = bufferBits ?? Int(Double(bitrate) * EncoderSettings.bufferDuration(favourDetail: favourDetail))
         self.profile = profile
         self.level = level ?? H264Level.lowest(admitting: width, height, fps: fps, bitrate: 0) ?? H264Level.all.last!
         self.preset = preset

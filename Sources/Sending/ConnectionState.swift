@@ -64,6 +64,8 @@ struct ConnectionState {
     var leastRoundTrip: Duration?
     /// NACKed numbers not sent yet, or sent less than a round trip before the NACK.
     var nackedInFlight = 0
+    /// NACKed numbers that transport-wide feedback had said arrived.
+    var nackedDelivered = 0
     /// The SSRCs the receiver's side has sent authenticated RTCP from, oldest first.
     var feedbackSources: [UInt32] = []
     /// The SSRC the receiver's latest report came from, and whether one from it covered our stream.

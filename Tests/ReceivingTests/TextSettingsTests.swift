@@ -20,8 +20,8 @@ struct TextSettingsTests {
         _ = surface.resize(width: width, height: height)
         let converter = PixelConverter()
         let picture = I420Picture(width: width, height: height)
-        // The VBV as the sender sizes it: 0.3 s of a target the encoder gets 0.85 of.
-        let buffer = Int(Double(bitrate) / 0.85 * EncoderSettings.bufferDuration)
+        // The VBV as the sender sizes it, of a target the encoder gets 0.85 of.
+        let buffer = Int(Double(bitrate) / 0.85 * EncoderSettings.bufferDuration(favourDetail: favourDetail))
         let encoder = try H264Encoder(settings: EncoderSettings(width: width, height: height, fps: 30, bitrate: bitrate, bufferBits: buffer,
                                                                 favourDetail: favourDetail, threads: 1))
         let decoder = try H264Decoder()
