@@ -269,14 +269,6 @@ public struct SendSideBandwidthEstimator: Sendable {
         updateLossFromReports(at: now)
     }
 
-    /// Whether transport-wide feedback told that the packet stamped
-    /// `transportSequence` arrived. A NACK for it asks for what the receiver
-    /// has, late or asked for by the clock: resent, it would only spend the
-    /// retransmissions' share that a lost packet then finds used up.
-    public func heardArrival(ofTransportSequence transportSequence: UInt16) -> Bool {
-        feedbackKind == .transportWide && log.reportedArrival(of: transportSequence) == true
-    }
-
     public mutating func onREMB(bitrate: Int, at now: Instant) {
         feedbackHeard = true
         receiverEstimate = (bitrate, now)

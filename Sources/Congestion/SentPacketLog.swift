@@ -65,9 +65,11 @@ public struct SentPacketLog: Sendable {
         var entries: [Entry] = []
         let highest = nextSequenceNumber - 1
         for result in timeline.results(feedback) {
-            guard let slot = slot(of: result.sequenceNumber, highest: highest), var entry = ring[slot], !reported[slot] else {
-                continue
-            }
+            let behind = Int64(UInt16(truncatingIfNeeded: highest) &- result.sequenceNumber)
+            let sequence = highest - behind
+            guard sequence >= 0 else { continue }
+            let slot = Int(sequence % Int64(ring.count))
+            guard var entry = ring[slot], entry.sequenceNumber == sequence, !reported[slot] else { continue }
             reported[slot] = true
             entry.arrival = result.arrival
             ring[slot] = entry
@@ -75,23 +77,6 @@ public struct SentPacketLog: Sendable {
             if let arrival = result.arrival { acknowledge(arrival: arrival, size: entry.size) }
         }
         return entries
-    }
-
-    /// What feedback said of the packet stamped `sequenceNumber`: true
-    /// arrived, false lost, nil not told yet (or no longer kept).
-    public func reportedArrival(of sequenceNumber: UInt16) -> Bool? {
-        guard nextSequenceNumber > 0, let slot = slot(of: sequenceNumber, highest: nextSequenceNumber - 1),
-              let entry = ring[slot], reported[slot] else { return nil }
-        return entry.arrival != nil
-    }
-
-    /// The ring slot of the newest packet sent under the 16-bit `sequenceNumber`, if it is still kept.
-    private func slot(of sequenceNumber: UInt16, highest: Int64) -> Int? {
-        let sequence = highest - Int64(UInt16(truncatingIfNeeded: highest) &- sequenceNumber)
-        guard sequence >= 0 else { return nil }
-        let slot = Int(sequence % Int64(ring.count))
-        guard ring[slot]?.sequenceNumber == sequence else { return nil }
-        return slot
     }
 
     private mutating func acknowledge(arrival: Duration, size: Int) {

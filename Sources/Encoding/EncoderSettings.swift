@@ -22,13 +22,16 @@ public struct EncoderSettings: Sendable, Equatable {
     public var screenContent: Bool
     public var threads: Int
 
-    /// A frame is at most this much of the target's bits, so no frame, a
-    /// keyframe neither, outgrows a bottleneck's queue or comes later than a
-    /// receiver's jitter buffer waits (rtpbin: 200 ms). At 1.2 × the target
-    /// the pacer drains 0.15 s in an eighth of a second; 0.3 s took a quarter,
-    /// and the frames behind it reached rtpbin too late (docs/benchmarks.md).
-    /// Text and detail keeps 0.3 s: at 15 fps or less a frame has two periods'
-    /// bits, and its text lost a tenth of its SSIM at 0.15 s.
+    /// x264's VBV buffer, in seconds of the target: how far one frame may
+    /// run ahead. With a buffer of five frames or more x264 plans a frame at
+    /// no more than half of what the buffer holds, so at 0.2 s a keyframe is
+    /// about a tenth of a second of the link (a 720p one at 1.5 Mbit/s came
+    /// to 29 KB, against 40 KB at 0.3 s): the pacer drains it in an eighth of
+    /// a second at 1.2 × the target, and the frames behind it still reach a
+    /// receiver that waits 200 ms for them (rtpbin's latency). Smaller, at
+    /// 0.15 s, the encoder fell further under its bitrate (docs/benchmarks.md).
+    /// Text and detail keeps 0.3 s: at 15 fps or less each frame carries more,
+    /// and its text lost a tenth of its SSIM with smaller frames.
     public static func bufferDuration(favourDetail: Bool) -> Double {
         favourDetail ? 0.3 : 0.2
     }

@@ -23,7 +23,7 @@ public struct Pacer: Sendable {
     /// Lets a few packets leave together, so the sender is not woken for every one.
     public static let defaultBurstAllowance = Duration.milliseconds(5)
     /// The savings an ordinary frame may spend at once when the link has room:
-    /// 120 ms at 2.5× the target is the 0.3 s of the target that the
+    /// 120 ms at 2.5× the target is 0.3 s of the target, the most the
     /// encoder's VBV lets one frame take, so any frame the encoder makes fits.
     public static let roomBurstBudget = Duration.milliseconds(120)
 

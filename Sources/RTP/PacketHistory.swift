@@ -70,26 +70,18 @@ public struct PacketHistory: Sendable {
 
     /// What became of the packet a NACK asks for. A receiver knows a packet
     /// is missing once a later one has arrived, so the next number must have
-    /// left about a round trip before the NACK came; and a packet resent
-    /// less than a round trip ago is not resent again (libwebrtc's rule).
-    /// "About": `roundTrip` is the least of many measured, and a NACK sent
-    /// the moment its gap showed comes back within the path's jitter of it,
-    /// as often under it as over: taken as exact, a quarter of
-    /// screen-receiver's NACKs under 2 % random loss found their packet in
-    /// flight and were never answered (docs/benchmarks.md).
-    public func fate(of sequenceNumber: UInt16, at now: Instant, roundTrip: Duration) -> Fate {
+    /// left a round trip before the NACK came, less `tolerance` (the caller's
+    /// allowance for jitter); and a packet resent less than a round trip ago
+    /// is not resent again (libwebrtc's rule).
+    public func fate(of sequenceNumber: UInt16, at now: Instant, roundTrip: Duration, tolerance: Duration = .zero) -> Fate {
         let slot = slots[Int(sequenceNumber) % slots.count]
         guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return .unknown }
         let next = slots[Int(sequenceNumber &+ 1) % slots.count]
-        let followed = roundTrip - roundTrip * Self.roundTripSlack
-        guard next.occupied, next.sequenceNumber == sequenceNumber &+ 1, now - next.firstSent >= followed else { return .inFlight }
+        guard next.occupied, next.sequenceNumber == sequenceNumber &+ 1, now - next.firstSent >= roundTrip - tolerance else {
+            return .inFlight
+        }
         return slot.lastSent > slot.firstSent && now - slot.lastSent < roundTrip ? .inFlight : .overdue
     }
-
-    /// How far under the least round trip a NACK may come and still be
-    /// about a packet that was followed: a guess by the clock comes well
-    /// before the next packet could have arrived, a loss within the jitter.
-    public static let roundTripSlack = 0.25
 
     /// How long ago the packet after `sequenceNumber` first left: a NACK for
     /// a loss comes once that one has arrived, so beyond a round trip this is
@@ -98,13 +90,6 @@ public struct PacketHistory: Sendable {
         let next = slots[Int(sequenceNumber &+ 1) % slots.count]
         guard next.occupied, next.sequenceNumber == sequenceNumber &+ 1 else { return nil }
         return now - next.firstSent
-    }
-
-    /// Reads the packet as it first left, stamps and all; nil when it is not kept.
-    public func withPacket<T>(_ sequenceNumber: UInt16, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
-        let slot = slots[Int(sequenceNumber) % slots.count]
-        guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return nil }
-        return slot.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<slot.length])) }
     }
 
     /// The stored bytes, to be resent now; a repeated NACK within the round trip then finds it in flight.

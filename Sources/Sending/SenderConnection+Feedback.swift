@@ -110,25 +110,22 @@ extension SenderConnection {
     /// receiver negotiated it, else as the same bytes. A number not sent yet,
     /// or that no later packet can yet have followed to the receiver, is still
     /// on its way (rtpbin asks for the packet it expects next before it is
-    /// due): it is neither resent nor counted as lost. Nor is one that
-    /// transport-wide feedback said arrived (rtpbin asks for late packets too).
+    /// due): it is neither resent nor counted as lost.
     private func answer(_ nack: GenericNACK, now: Instant) {
-        let (roundTrip, transceiver) = lock.withLock { (state.leastRoundTrip ?? .zero, state.transceiver) }
+        let (roundTrip, transceiver, byTheClock) = lock.withLock {
+            (state.leastRoundTrip ?? .zero, state.transceiver, state.receiverWaitsByTheClock)
+        }
+        let tolerance = byTheClock ? .zero : roundTrip * ConnectionState.gapNackTolerance
         var overdue: [UInt16] = []
         var resends: [(bytes: [UInt8], info: PacketInfo)] = []
         var refused = 0
         var early = 0
-        var delivered = 0
         var ahead = false
         for sequence in nack.lostSequenceNumbers {
-            let fate = history.withLock { $0.fate(of: sequence, at: now, roundTrip: roundTrip) }
+            let fate = history.withLock { $0.fate(of: sequence, at: now, roundTrip: roundTrip, tolerance: tolerance) }
             guard fate == .overdue else {
                 early += 1
                 if fate == .unknown, transceiver.notNumberedYet(sequence) { ahead = true }
-                continue
-            }
-            if arrived(sequence) {
-                delivered += 1
                 continue
             }
             overdue.append(sequence)
@@ -168,22 +165,11 @@ extension SenderConnection {
             state.retransmissions += resends.count
             state.retransmissionsRefused += refused
             state.nackedInFlight += early
-            state.nackedDelivered += delivered
-            state.bandwidth.onNack(sequenceNumbers: losses, waited: waited,
-                                   guesses: early + delivered + overdue.count - losses.count, at: now)
+            state.bandwidth.onNack(sequenceNumbers: losses, waited: waited, guesses: early + overdue.count - losses.count, at: now)
             return newlyWaiting
         }
         // It waits for the next number by the clock: from now on, silence on the stream is filled.
         if newlyWaiting { queue.wake() }
-    }
-
-    /// Whether transport-wide feedback told that the packet kept under `sequence` arrived.
-    private func arrived(_ sequence: UInt16) -> Bool {
-        guard let extensionField = config.headerExtensions.transportSequenceNumber,
-              let transportSequence = history.withLock({ $0.withPacket(sequence) { extensionField.read($0) } }) ?? nil else {
-            return false
-        }
-        return lock.withLock { state.bandwidth.heardArrival(ofTransportSequence: transportSequence) }
     }
 
     private func receptionReported(_ block: ReceptionReport, now: Instant) {

@@ -27,18 +27,6 @@ struct SentPacketLogTests {
         #expect(log.match(Self.feedback(base: 5, deltas: [1, 1, 1, 1, 1, 1, 1])).map(\.sequenceNumber) == [7, 8, 9])
     }
 
-    @Test func reportedArrival_saysArrivedLostOrNotYetTold_acrossTheWrap() {
-        // 65540 packets sent; 65534 (arrived), 65535 (lost) and 0 (arrived) reported on.
-        var log = SentPacketLog()
-        for _ in 0..<65_540 { _ = log.record(size: 1200, at: .zero, kind: .media) }
-        _ = log.match(Self.feedback(base: 65534, deltas: [4, nil, 4]))
-        #expect(log.reportedArrival(of: 65534) == true)
-        #expect(log.reportedArrival(of: 65535) == false)
-        #expect(log.reportedArrival(of: 0) == true)
-        #expect(log.reportedArrival(of: 1) == nil)
-        #expect(log.reportedArrival(of: 10) == nil)
-    }
-
     @Test func acknowledgedBitrate_isWhatArrivedOverTheWindow() {
         // 1200-byte packets arriving every 8 ms: 1.2 Mbit/s.
         var log = SentPacketLog()

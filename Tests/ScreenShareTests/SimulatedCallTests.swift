@@ -116,27 +116,6 @@ import Testing
         #expect(Double(droppedAfter) < 0.01 * Double(sentAfter), "\(droppedAfter) of \(sentAfter) dropped after 3 s: \(Self.megabits(samples))")
     }
 
-    @Test func nackForPacketsTransportWideFeedbackSaidArrived_resendsNone() throws {
-        // rtpbin with transport-cc NACKs packets that were only late, after its
-        // own transport-wide feedback told the sender they arrived. Ten such
-        // numbers, asked for a second after they left: none is sent again, so
-        // the retransmissions' share is left for packets that were lost.
-        let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: Self.uplink(3_000_000),
-                                       feedback: .transportWide, transportWide: true)
-        defer { share.stop() }
-        _ = share.sample(for: .seconds(2))
-        let peer = try #require(share.peer)
-        let arrived = peer.packets.filter { $0.ssrc == share.connection.ssrc && $0.arrival != nil && !$0.padding }
-            .dropLast(200).suffix(10).map(\.sequenceNumber)
-        #expect(arrived.count == 10)
-        peer.sendNACK(ssrc: share.connection.ssrc, sequenceNumbers: Array(arrived))
-        _ = share.sample(for: .seconds(1))
-        let sentTwice = arrived.filter { number in peer.packets.filter { $0.ssrc == share.connection.ssrc && $0.sequenceNumber == number }.count > 1 }
-        #expect(sentTwice.isEmpty, "resent \(sentTwice)")
-        #expect(share.connection.diagnosticLines.contains { $0.contains("already delivered 10") },
-                "\(share.connection.diagnosticLines.joined(separator: "\n"))")
-    }
-
     @Test func underLossWithRTX_nacksAreAnsweredOnTheRTXStream_andNoNumberIsEverSentTwice() throws {
         // 3 % random loss and RTX negotiated (payload type 97): each NACKed
         // packet goes again as a new packet of the RTX stream, under its own
