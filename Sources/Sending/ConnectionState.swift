@@ -34,10 +34,6 @@ struct ConnectionState {
     /// that does come after a still second is dropped as too late, and its
     /// frame with it). From then on, silence on the stream is filled with keepalives.
     var receiverWaitsByTheClock = false
-    /// The receiver has asked for a packet whose next one left less than half
-    /// the least round trip before: no receiver that waits for the gap to show
-    /// can, so it guesses by the clock, and gets no `gapNackTolerance`.
-    var receiverNacksEarly = false
     /// Padding sent as keepalives (counted in `packetsSent` too).
     var keepalivesSent = 0
     var retransmissions = 0
@@ -135,9 +131,9 @@ struct ConnectionState {
     /// comes back within the path's jitter of it, as often under as over.
     /// Taken as exact, a quarter of screen-receiver's NACKs under 2 % random
     /// loss were taken for guesses and never answered, and each cost a
-    /// keyframe. None for a receiver that asks by the clock (it has asked for
-    /// a number not sent yet, or far too early): its NACKs near the round trip
-    /// are guesses, and resent, they spend the retransmissions' share.
+    /// keyframe. None for a receiver that waits by the clock (it has asked for
+    /// a number not sent yet): its NACKs near the round trip are guesses, and
+    /// resent, they spent the retransmissions' share.
     static let gapNackTolerance = 0.25
 
     mutating func mayRetransmit(bytes: Int, at now: Instant) -> Bool {

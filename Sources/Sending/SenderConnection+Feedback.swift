@@ -112,22 +112,20 @@ extension SenderConnection {
     /// on its way (rtpbin asks for the packet it expects next before it is
     /// due): it is neither resent nor counted as lost.
     private func answer(_ nack: GenericNACK, now: Instant) {
-        let (roundTrip, transceiver, guesses) = lock.withLock {
-            (state.leastRoundTrip ?? .zero, state.transceiver, state.receiverWaitsByTheClock || state.receiverNacksEarly)
+        let (roundTrip, transceiver, byTheClock) = lock.withLock {
+            (state.leastRoundTrip ?? .zero, state.transceiver, state.receiverWaitsByTheClock)
         }
-        let tolerance = guesses ? .zero : roundTrip * ConnectionState.gapNackTolerance
+        let tolerance = byTheClock ? .zero : roundTrip * ConnectionState.gapNackTolerance
         var overdue: [UInt16] = []
         var resends: [(bytes: [UInt8], info: PacketInfo)] = []
         var refused = 0
         var early = 0
         var ahead = false
-        var guessed = false
         for sequence in nack.lostSequenceNumbers {
             let fate = history.withLock { $0.fate(of: sequence, at: now, roundTrip: roundTrip, tolerance: tolerance) }
             guard fate == .overdue else {
                 early += 1
                 if fate == .unknown, transceiver.notNumberedYet(sequence) { ahead = true }
-                if let followed = history.withLock({ $0.followed(sequence, at: now) }), followed < roundTrip / 2 { guessed = true }
                 continue
             }
             overdue.append(sequence)
@@ -163,7 +161,6 @@ extension SenderConnection {
         let newlyWaiting = lock.withLock { () -> Bool in
             let newlyWaiting = ahead && !state.receiverWaitsByTheClock
             if ahead { state.receiverWaitsByTheClock = true }
-            if guessed { state.receiverNacksEarly = true }
             state.nacksReceived += 1
             state.retransmissions += resends.count
             state.retransmissionsRefused += refused
