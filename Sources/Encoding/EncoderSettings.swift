@@ -28,8 +28,8 @@ public struct EncoderSettings: Sendable, Equatable {
     /// about a tenth of a second of the link (a 720p one at 1.5 Mbit/s came
     /// to 29 KB, against 40 KB at 0.3 s): the pacer drains it in an eighth of
     /// a second at 1.2 × the target, and the frames behind it still reach a
-    /// receiver that waits 200 ms for them (rtpbin's latency). Smaller, at
-    /// 0.15 s, the encoder fell further under its bitrate (docs/benchmarks.md).
+    /// receiver that waits 200 ms for them (rtpbin's latency). At 0.15 s the
+    /// simulated shares' estimates wandered from the link (docs/benchmarks.md).
     /// Text and detail keeps 0.3 s: at 15 fps or less each frame carries more,
     /// and its text lost a tenth of its SSIM with smaller frames.
     public static func bufferDuration(favourDetail: Bool) -> Double {
