@@ -65,9 +65,9 @@ struct H264RoundTripTests {
 
     @Test func vbvBoundsEveryFrame_keyframesToo() throws {
         // docs/behaviour.md §3.3: a 1.5 Mbit/s target, the encoder at 0.85 of it,
-        // a VBV of 0.15 s of the target. A 1280×720 screen whose every tenth
-        // frame is an IDR: no frame is over the buffer (28 KB); without the
-        // VBV those IDRs come out at about 90 KB.
+        // a VBV of 0.2 s of the target. A 1280×720 screen whose every tenth
+        // frame is an IDR: no frame is over the buffer (37.5 KB; x264 plans a
+        // keyframe at half of it); without the VBV those IDRs come out at about 90 KB.
         let width = 1280, height = 720
         let plan = EncodingPlan(width: width, height: height, fps: 30, level: .level3_1)
         let settings = EncoderSettings.carrying(plan, shareFPS: 30, bitrate: 1_275_000, target: 1_500_000,

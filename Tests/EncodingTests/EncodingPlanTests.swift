@@ -69,14 +69,14 @@ struct EncodingPlanTests {
         #expect(settings.bufferBits == 360_000)
     }
 
-    @Test func vbvIsSizedToTheTarget_aFrameAtMostASixthOfASecond_textAndDetailAThird() {
-        // docs/behaviour.md §3.3: 1.5 Mbit/s target, encoder (and VBV rate) at 0.85 of it, buffer 0.15 s of
+    @Test func vbvIsSizedToTheTarget_aFifthOfASecond_textAndDetailAThird() {
+        // docs/behaviour.md §3.3: 1.5 Mbit/s target, encoder (and VBV rate) at 0.85 of it, buffer 0.2 s of
         // the target, 0.3 s for Text and detail.
         let plan = EncodingPlan(width: 1280, height: 720, fps: 30, level: .level3_1)
         let settings = EncoderSettings.carrying(plan, shareFPS: 30, bitrate: 1_275_000, target: 1_500_000, profile: .constrainedBaseline,
                                                 favourDetail: false)
         #expect(settings.bitrate == 1_275_000)
-        #expect(settings.bufferBits == 225_000)
+        #expect(settings.bufferBits == 300_000)
         let detail = EncoderSettings.carrying(plan, shareFPS: 30, bitrate: 1_275_000, target: 1_500_000, profile: .constrainedBaseline,
                                               favourDetail: true)
         #expect(detail.bufferBits == 450_000)
