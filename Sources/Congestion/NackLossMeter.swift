@@ -45,14 +45,17 @@ public struct NackLossMeter: Sendable {
         var sequenceNumber: UInt16
         var at: Instant
         var lost = false
-        /// When the late NACK that told of it came, if it was one.
-        var lateNack: Instant?
+        /// When the late NACK that told of it came, if it was one, and how long beyond the round
+        /// trip the packet after it had waited: the queue's wait.
+        var lateNack: (at: Instant, waited: Duration)?
     }
 
     private var sent = [Sent?](repeating: nil, count: NackLossMeter.capacity)
     private var newest: UInt16?
     /// The first packet of the window not judged yet.
     private var windowFirst: UInt16?
+    /// Packets sent before this are not judged: they met the queue an overrun left.
+    private var judgedFrom: Instant?
     /// Whether the receiver has ever NACKed: only then is a window without
     /// NACKs a window without loss.
     public private(set) var receiverNacks = false
@@ -89,7 +92,7 @@ public struct NackLossMeter: Sendable {
         named.guesses += guesses
         named.all += guesses + sequenceNumbers.count
         if named.all > Self.namedMemory { named = (named.guesses / 2, named.all / 2) }
-        let late: Instant? = (waited ?? .zero) >= Self.standingQueue ? now : nil
+        let late = waited.flatMap { $0 >= Self.standingQueue ? (at: now, waited: $0) : nil }
         var fresh = 0
         for number in sequenceNumbers {
             let index = Self.slot(number)
@@ -102,7 +105,7 @@ public struct NackLossMeter: Sendable {
         // because it is a repeat, not because a queue stands: under 2 % random loss, rtpbin's
         // repeats two within a second halved a 560 kbit/s estimate on a 1.5 Mbit/s link.
         if let late, fresh > 0 {
-            lateNacks.append(late)
+            lateNacks.append(late.at)
             if lateNacks.count > Self.lateNacksKept { lateNacks.removeFirst() }
         }
         lossesNamed += fresh
@@ -118,9 +121,11 @@ public struct NackLossMeter: Sendable {
         return now - late < span ? nil : false
     }
 
-    /// The rate was just lowered: only packets sent from now on tell of the new one.
-    public mutating func restart() {
+    /// The rate was just lowered: only packets sent from now on tell of the new one, and of
+    /// those, only the ones sent from `judgedFrom` on, once what the old rate queued has drained.
+    public mutating func restart(judgedFrom: Instant? = nil) {
         windowFirst = newest.map { $0 &+ 1 }
+        self.judgedFrom = judgedFrom
     }
 
     /// Whether the receiver asks for packets by when it expects them rather
@@ -135,8 +140,10 @@ public struct NackLossMeter: Sendable {
     /// and enough were sent, counting only packets sent `settle` ago or
     /// earlier (their NACKs have had time to come), and whether most of its
     /// losses were told of from behind a standing queue; then the next
-    /// window starts. Windows do not overlap.
-    public mutating func takeLossRatio(at now: Instant, settle: Duration) -> (ratio: Double, behindAQueue: Bool)? {
+    /// window starts. Windows do not overlap. `queueWait`: the longest that a packet told of
+    /// from behind the queue waited in it.
+    public mutating func takeLossRatio(at now: Instant, settle: Duration)
+        -> (ratio: Double, behindAQueue: Bool, queueWait: Duration)? {
         // A window that starts past the newest packet has nothing in it yet. Taken for one that
         // had wrapped past the memory, it judged the last 4096 packets again, and the next window
         // began before the back-off: the overrun's loss then halved the rate once more, 4 → 2 → 1
@@ -148,6 +155,7 @@ public struct NackLossMeter: Sendable {
         var count = 0
         var lost = 0
         var queued = 0
+        var queueWait = Duration.zero
         var firstAt: Instant?
         var lastAt: Instant?
         var next = number
@@ -156,18 +164,25 @@ public struct NackLossMeter: Sendable {
             // A number not sent as media (a probe's padding) is no packet of the window.
             if let packet = sent[Self.slot(number)], packet.sequenceNumber == number {
                 guard packet.at <= judged else { break }
-                firstAt = firstAt ?? packet.at
-                lastAt = packet.at
-                count += 1
-                if packet.lost {
-                    var behindAQueue = false
-                    if let late = packet.lateNack {
-                        // Its window waits until a second late NACK confirms a queue or cannot.
-                        guard let queue = confirmed(late, at: now) else { return nil }
-                        behindAQueue = queue
+                if let judgedFrom, packet.at < judgedFrom {
+                    if firstAt == nil { windowFirst = number &+ 1 }
+                } else {
+                    firstAt = firstAt ?? packet.at
+                    lastAt = packet.at
+                    count += 1
+                    if packet.lost {
+                        var behindAQueue = false
+                        if let late = packet.lateNack {
+                            // Its window waits until a second late NACK confirms a queue or cannot.
+                            guard let queue = confirmed(late.at, at: now) else { return nil }
+                            behindAQueue = queue
+                        }
+                        if behindAQueue || !guessing { lost += 1 }
+                        if behindAQueue, let late = packet.lateNack {
+                            queued += 1
+                            queueWait = max(queueWait, late.waited)
+                        }
                     }
-                    if behindAQueue || !guessing { lost += 1 }
-                    if behindAQueue { queued += 1 }
                 }
             }
             next = number &+ 1
@@ -176,7 +191,7 @@ public struct NackLossMeter: Sendable {
         }
         guard let firstAt, let lastAt, lastAt - firstAt >= Self.window, count >= Self.minimumPackets else { return nil }
         windowFirst = next
-        return (Double(lost) / Double(count), lost > 0 && 2 * queued >= lost)
+        return (Double(lost) / Double(count), lost > 0 && 2 * queued >= lost, queueWait)
     }
 
     private static func slot(_ number: UInt16) -> Int { Int(number) % capacity }

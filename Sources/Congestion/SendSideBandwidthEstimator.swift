@@ -72,6 +72,14 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// and this for what the bottleneck has queued ahead of the packet after
     /// it, whose arrival shows the gap (a tbf's latency, a router's buffer).
     static let overrunDrain: Duration = .milliseconds(250)
+    /// After the second back-off in a row for an overrun, packets sent within the queue's wait
+    /// (as the NACKs that told of it measured it) meet what is left of that queue, and a keyframe
+    /// among them overflows it: judged, such a window halved a start from the cap, sent at 1.2
+    /// into a 1.5 Mbit/s link, once more to 0.5 (rtpbin behind a tbf), and the climb back took the
+    /// rest of the share. After the first, the rate may still be far above the path, and each
+    /// wait only delayed the next halving: a 4 Mbit/s start then overran 1.5 Mbit/s past 3 s.
+    /// No longer than this, so a path that shrank far is still followed down.
+    static let longestDrain: Duration = .seconds(1)
     /// The estimate rising this much since the last probe (far from any
     /// known ceiling, so by multiplicative steps) means the path has room
     /// the rate control would take many seconds to find: probe it. After
@@ -114,6 +122,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var transportFeedbackHeard = false
     private var lastReceiverReport: Instant?
     private var lastLossBackOff: Instant?
+    /// Back-offs for an overrun since loss was last low: the first of them follows a path that
+    /// may be far under the rate (a start at the cap, a link stepped down); by the second the
+    /// rate has been halved twice.
+    private var overrunsInARow = 0
     /// The last cluster handed out, until its own result comes.
     private var lastProbe: (cluster: Int, started: Instant, answered: Bool)?
     /// The lowest delay-based estimate since the last probe.
@@ -394,8 +406,12 @@ public struct SendSideBandwidthEstimator: Sendable {
             lossRatio: max(reported ?? 0, nacked?.ratio ?? 0), sending: sending.rate(at: now) * 8, overrun: overrun,
             applicationLimited: applicationLimit.isLimited, at: now)
         if lossBased.bitrate < before {
-            nackLoss.restart()
+            overrunsInARow = overrun ? overrunsInARow + 1 : overrunsInARow
+            let drain = overrunsInARow >= 2 && overrun ? min(nacked?.queueWait ?? .zero, Self.longestDrain) : .zero
+            nackLoss.restart(judgedFrom: now + drain)
             lastLossBackOff = now
+        } else if max(reported ?? 0, nacked?.ratio ?? 0) < LossBasedEstimator.lowLoss {
+            overrunsInARow = 0
         }
     }
 }

@@ -93,6 +93,61 @@ struct LossAndProbeTests {
         #expect(meter.takeLossRatio(at: .seconds(2), settle: .milliseconds(100))?.ratio == 0)
     }
 
+    @Test func nackLoss_afterABackOffForAQueue_judgesOnlyPacketsSentOnceItDrained() {
+        // 0…109 overran a queue: two NACKs came 300 ms late. The rate is halved at 0.55 s and the
+        // queue drains until 1.1 s; 110…219 (0.55–1.1 s) meet what is left of it, and a keyframe
+        // among them loses 30. 220…339, sent after, all arrive.
+        var meter = NackLossMeter()
+        for i in 0..<110 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        meter.recordNack([10, 11, 12], waited: .milliseconds(300), at: .zero + .milliseconds(800))
+        meter.recordNack([40, 41], waited: .milliseconds(320), at: .zero + .milliseconds(900))
+        let overrun = meter.takeLossRatio(at: .seconds(1), settle: .milliseconds(400))
+        #expect(overrun?.behindAQueue == true && overrun?.queueWait == .milliseconds(320))
+        meter.restart(judgedFrom: .zero + .milliseconds(1100))
+        for i in 110..<340 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        meter.recordNack((150..<180).map { UInt16($0) }, waited: .milliseconds(300), at: .zero + .milliseconds(1200))
+        meter.recordNack([190], waited: .milliseconds(300), at: .zero + .milliseconds(1300))
+        let after = meter.takeLossRatio(at: .seconds(2.5), settle: .milliseconds(400))
+        #expect(after?.ratio == 0 && after?.behindAQueue == false, "\(String(describing: after))")
+        // Without the wait for the drain, the keyframe's loss would have halved the rate again.
+        var undrained = NackLossMeter()
+        for i in 0..<110 { undrained.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        undrained.restart()
+        for i in 110..<340 { undrained.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        undrained.recordNack((150..<180).map { UInt16($0) }, waited: .milliseconds(300), at: .zero + .milliseconds(1200))
+        undrained.recordNack([190], waited: .milliseconds(300), at: .zero + .milliseconds(1300))
+        #expect(undrained.takeLossRatio(at: .seconds(2.5), settle: .milliseconds(400))?.behindAQueue == true)
+    }
+
+    @Test func estimator_afterASecondHalvingForAQueue_waitsItsWaitBeforeJudgingAgain() {
+        // 1.92 Mbit/s from a 2 Mbit/s cap into a path that queues it: NACKs come 300 ms late, and
+        // the estimate halves at 1 s and again at about 1.86 s. What leaves in the 300 ms after
+        // that meets the queue still there and a burst loses 31 packets; what leaves after all
+        // arrives. The estimate halves twice, not three times.
+        var estimator = SendSideBandwidthEstimator(cap: 2_000_000, feedbackKind: .receiverReports)
+        func nack(_ numbers: ClosedRange<Int>, at seconds: Double) {
+            estimator.onNack(sequenceNumbers: numbers.map { UInt16($0) }, waited: .milliseconds(300), at: .seconds(seconds))
+        }
+        var halvings: [Double] = []
+        for i in 0..<800 {
+            let now = Instant.zero + .milliseconds(Int64(5 * i))
+            let before = estimator.lossBasedBitrate
+            _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
+            switch i {
+            case 180: nack(10...15, at: 0.9)
+            case 200: nack(40...45, at: 1.0)
+            case 320: nack(230...235, at: 1.6)
+            case 340: nack(260...265, at: 1.7)
+            case 500: nack(380...405, at: 2.5)
+            case 520: nack(410...414, at: 2.6)
+            default: break
+            }
+            if estimator.lossBasedBitrate < before { halvings.append((now - .zero).inSeconds) }
+        }
+        #expect(halvings.count == 2 && halvings.first == 1.0 && halvings.last! < 2, "\(halvings)")
+        #expect(estimator.lossBasedBitrate >= 500_000, "\(estimator.lossBasedBitrate)")
+    }
+
     @Test func nackLoss_withNothingSentSinceTheWindowBegan_judgesNothingAgain() {
         // Half of 0…199 lost; the window is taken, then the rate lowered, and nothing leaves
         // until 1.5 s (a still screen, a pacer holding frames for the link).
