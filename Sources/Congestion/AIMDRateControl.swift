@@ -101,7 +101,7 @@ public struct AIMDRateControl: Sendable {
         if let acknowledged, let capacity = linkCapacity, acknowledged > capacity.upperBound { linkCapacity = nil }
         var grown: Double
         if linkCapacity != nil {
-            grown = bitrate + additiveIncreasePerSecond(roundTrip: roundTrip) * seconds
+            grown = bitrate + Self.additiveIncreasePerSecond(at: bitrate, roundTrip: roundTrip) * seconds
         } else {
             grown = bitrate * (1 + Self.multiplicativeIncreasePerSecond * seconds)
         }
@@ -112,8 +112,8 @@ public struct AIMDRateControl: Sendable {
         bitrate = grown
     }
 
-    /// About one average packet per response time at the current rate.
-    private func additiveIncreasePerSecond(roundTrip: Duration) -> Double {
+    /// About one average packet per response time at `bitrate`.
+    static func additiveIncreasePerSecond(at bitrate: Double, roundTrip: Duration) -> Double {
         let frameBits = bitrate / Self.assumedFrameRate
         let packetsPerFrame = (frameBits / Self.packetBits).rounded(.up)
         let averagePacketBits = frameBits / max(packetsPerFrame, 1)

@@ -13,9 +13,12 @@ public struct LossBasedEstimator: Sendable {
     public static let lowLoss = 0.02
     /// Growth while loss stays low, per second.
     static let increasePerSecond = 0.08
-    /// Near the rate at which the path last ran out, growth slows to this: a
-    /// bottleneck's queue hides an overrun for seconds before it drops, so
-    /// 8 % a second would climb far past the path before loss said so.
+    /// Near the rate at which the path last ran out, growth slows to this, or a packet per
+    /// response time where that is more (as the delay-based rate control grows near the link):
+    /// a bottleneck's queue hides an overrun for seconds before it drops, so 8 % a second would
+    /// climb far past the path before loss said so. 2 % alone took 7 s to cross that band at
+    /// 0.55 Mbit/s (rtpbin behind a tbf stepped from 0.6 to 1.5 Mbit/s); a packet per response
+    /// time is 8 % a second there and 2.4 % at 1.76.
     static let nearLossIncreasePerSecond = 0.02
     /// "Near": at or above this share of that rate.
     static let nearLossShare = 0.9
@@ -23,6 +26,10 @@ public struct LossBasedEstimator: Sendable {
     /// changed (a link stepped up): that rate no longer slows growth, which
     /// at 2 % a second took 14 s to climb from 0.6 Mbit/s back to 1.5.
     static let pastLossShare = 1.1
+    /// Past there, by how much the path changed nothing says: growth speeds up by 8 % a second
+    /// for each second without loss, to at most this. At 8 % a second the climb from a 0.6 Mbit/s
+    /// link stepped up to 1.5 took over 15 s into rtpbin behind a tbf.
+    static let fastestIncreasePerSecond = 0.32
     /// Back off at most this often: the loss reported just after a back-off
     /// still comes from the rate before it.
     static let decreaseInterval: Duration = .milliseconds(300)
@@ -55,6 +62,8 @@ public struct LossBasedEstimator: Sendable {
     /// The estimate at which the path last ran out: what got through an overrun, as an estimate.
     /// Loss without a queue in front of it (random, a burst) says nothing of where that is.
     private var lossOnset: Double?
+    /// When growth passed `pastLossShare` of where the path last ran out, with no loss since.
+    private var grownPastLossSince: Instant?
     private var lastUpdate: Instant?
     private var lastDecrease: Instant?
 
@@ -69,7 +78,7 @@ public struct LossBasedEstimator: Sendable {
     /// `overrun`: the loss came with a standing queue in front of it, so a
     /// bottleneck is overrun (not a burst, not random loss).
     public mutating func update(lossRatio: Double, sending: Double, overrun: Bool = false, applicationLimited: Bool = false,
-                                at now: Instant) {
+                                roundTrip: Duration = .milliseconds(100), at now: Instant) {
         let loss = min(max(lossRatio, 0), 1)
         // The estimate that what is sent fills.
         let filled = sending / applicationShare
@@ -77,6 +86,7 @@ public struct LossBasedEstimator: Sendable {
         defer { lastUpdate = now }
         // Behind a standing queue even a little loss is the bottleneck's tail drop: the queue is
         // full, so the rate is above the path however few of its drops the receiver asks for.
+        if loss >= Self.lowLoss { grownPastLossSince = nil }
         if loss > Self.highLoss || (overrun && loss >= Self.lowLoss) {
             if let lastDecrease, now - lastDecrease < Self.decreaseInterval { return }
             lastDecrease = now
@@ -97,10 +107,16 @@ public struct LossBasedEstimator: Sendable {
             if applicationLimited { return }
             bitrate = min(bitrate, filled * (1 - loss))
         } else if let lastUpdate {
-            if let onset = lossOnset, bitrate > Self.pastLossShare * onset { lossOnset = nil }
+            if let onset = lossOnset, bitrate > Self.pastLossShare * onset { (lossOnset, grownPastLossSince) = (nil, now) }
             let seconds = min(now - lastUpdate, Self.maxIncreaseInterval).inSeconds
             let near = lossOnset.map { bitrate >= Self.nearLossShare * $0 } ?? false
-            let grown = bitrate * (1 + (near ? Self.nearLossIncreasePerSecond : Self.increasePerSecond) * seconds)
+            let past = grownPastLossSince.map { (now - $0).inSeconds } ?? 0
+            let far = min(Self.increasePerSecond * (1 + past), Self.fastestIncreasePerSecond)
+            let perSecond = near
+                ? max(Self.nearLossIncreasePerSecond * bitrate,
+                      AIMDRateControl.additiveIncreasePerSecond(at: bitrate, roundTrip: roundTrip))
+                : far * bitrate
+            let grown = bitrate + perSecond * seconds
             let limit = Self.sendingHeadroom * filled + Self.sendingHeadroomFloor
             bitrate = min(grown, max(bitrate, limit))
         }

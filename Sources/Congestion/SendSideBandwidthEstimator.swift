@@ -79,6 +79,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// rest of the share. After the first, the rate may still be far above the path, and each
     /// wait only delayed the next halving: a 4 Mbit/s start then overran 1.5 Mbit/s past 3 s.
     /// No longer than this, so a path that shrank far is still followed down.
+    static let drainPerQueueWait = 2.0
     static let longestDrain: Duration = .seconds(1)
     /// The estimate rising this much since the last probe (far from any
     /// known ceiling, so by multiplicative steps) means the path has room
@@ -379,7 +380,8 @@ public struct SendSideBandwidthEstimator: Sendable {
         let ratio = Double(transportLoss.lost) / Double(transportLoss.total)
         transportLoss = (0, 0, now)
         lossBased.update(
-            lossRatio: ratio, sending: sending.rate(at: now) * 8, applicationLimited: applicationLimit.isLimited, at: now)
+            lossRatio: ratio, sending: sending.rate(at: now) * 8, applicationLimited: applicationLimit.isLimited,
+            roundTrip: roundTrip, at: now)
         // With the queueing delay in view, low loss says nothing the delay
         // estimate does not: a back-off taken for an overflow is undone at
         // once instead of at 8 % a second, which would climb past the path.
@@ -404,10 +406,11 @@ public struct SendSideBandwidthEstimator: Sendable {
         let overrun = (nacked?.behindAQueue ?? false) && (nacked?.ratio ?? 0) >= (reported ?? 0)
         lossBased.update(
             lossRatio: max(reported ?? 0, nacked?.ratio ?? 0), sending: sending.rate(at: now) * 8, overrun: overrun,
-            applicationLimited: applicationLimit.isLimited, at: now)
+            applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
         if lossBased.bitrate < before {
             overrunsInARow = overrun ? overrunsInARow + 1 : overrunsInARow
-            let drain = overrunsInARow >= 2 && overrun ? min(nacked?.queueWait ?? .zero, Self.longestDrain) : .zero
+            let drain = overrunsInARow >= 2 && overrun
+                ? min((nacked?.queueWait ?? .zero) * Self.drainPerQueueWait, Self.longestDrain) : .zero
             nackLoss.restart(judgedFrom: now + drain)
             lastLossBackOff = now
         } else if max(reported ?? 0, nacked?.ratio ?? 0) < LossBasedEstimator.lowLoss {

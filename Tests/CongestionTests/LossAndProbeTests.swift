@@ -206,20 +206,27 @@ struct LossAndProbeTests {
     }
 
     @Test func lossRules_growGentlyFromWhatGotThrough_fastWhereNoLossWasSeen() {
-        // Half of 2 Mbit/s got through: that is where the path ran out, so
-        // growth from there is 2 % a second.
-        var overrun = LossBasedEstimator(bitrate: 2_000_000)
-        overrun.update(lossRatio: 0.5, sending: 2_000_000, overrun: true, at: .seconds(1))
-        #expect(overrun.bitrate == 1_000_000)
-        overrun.update(lossRatio: 0, sending: 1_000_000, at: .seconds(2))
-        #expect(abs(overrun.bitrate - 1_020_000) < 1)
-        // A quarter lost: halved to 1 Mbit/s, but 1.5 Mbit/s got through, so
+        // Half of 8 Mbit/s got through: that is where the path ran out, so
+        // growth from there is 2 % a second (more than a packet per response time at 4 Mbit/s).
+        var overrun = LossBasedEstimator(bitrate: 8_000_000)
+        overrun.update(lossRatio: 0.5, sending: 8_000_000, overrun: true, at: .seconds(1))
+        #expect(overrun.bitrate == 4_000_000)
+        overrun.update(lossRatio: 0, sending: 4_000_000, at: .seconds(2))
+        #expect(abs(overrun.bitrate - 4_080_000) < 1)
+        // Half of 1.2 Mbit/s: at 600 kbit/s a packet per response time is more than 2 %: three
+        // packets a frame at 30 fps, 6667 bits each, every 200 ms (RTT 100 ms and 100 ms).
+        var low = LossBasedEstimator(bitrate: 1_200_000)
+        low.update(lossRatio: 0.5, sending: 1_200_000, overrun: true, at: .seconds(1))
+        #expect(low.bitrate == 600_000)
+        low.update(lossRatio: 0, sending: 600_000, roundTrip: .milliseconds(100), at: .seconds(2))
+        #expect(abs(low.bitrate - (600_000 + 20_000.0 / 3 / 0.2)) < 1)
+        // A quarter lost: halved to 4 Mbit/s, but 6 Mbit/s got through, so
         // 8 % a second up to 0.9 of that, then 2 %.
-        var quarter = LossBasedEstimator(bitrate: 2_000_000)
-        quarter.update(lossRatio: 0.25, sending: 2_000_000, overrun: true, at: .seconds(0))
-        #expect(quarter.bitrate == 1_000_000)
+        var quarter = LossBasedEstimator(bitrate: 8_000_000)
+        quarter.update(lossRatio: 0.25, sending: 8_000_000, overrun: true, at: .seconds(0))
+        #expect(quarter.bitrate == 4_000_000)
         for second in 1...4 { quarter.update(lossRatio: 0, sending: quarter.bitrate, at: .seconds(Double(second))) }
-        #expect(abs(quarter.bitrate - 1_000_000 * pow(1.08, 4)) < 1)
+        #expect(abs(quarter.bitrate - 4_000_000 * pow(1.08, 4)) < 1)
         let near = quarter.bitrate
         quarter.update(lossRatio: 0, sending: near, at: .seconds(5))
         #expect(abs(quarter.bitrate - near * 1.02) < 1)
@@ -228,6 +235,26 @@ struct LossAndProbeTests {
         fresh.update(lossRatio: 0, sending: 1_000_000, at: .seconds(1))
         fresh.update(lossRatio: 0, sending: 1_000_000, at: .seconds(2))
         #expect(abs(fresh.bitrate - 1_080_000) < 1)
+    }
+
+    @Test func lossRules_pastWhereThePathRanOut_growthSpeedsUpEachSecondUntilLoss() {
+        // Half of 8 Mbit/s got through: the path ran out at 4 Mbit/s, and growth near it is 2 % a
+        // second. A tenth past it with no loss, the path has changed (a link stepped up): 8 % a
+        // second, then 16, 24 and at most 32, until a window loses 2 % or more.
+        var estimator = LossBasedEstimator(bitrate: 8_000_000)
+        estimator.update(lossRatio: 0.5, sending: 8_000_000, overrun: true, at: .seconds(0))
+        for second in 1...5 { estimator.update(lossRatio: 0, sending: 8_000_000, at: .seconds(Double(second))) }
+        var expected: Double = 4_000_000 * pow(1.02, 5)
+        #expect(abs(estimator.bitrate - expected) < 1)
+        for (second, rate) in [(6, 0.08), (7, 0.16), (8, 0.24), (9, 0.32), (10, 0.32)] {
+            estimator.update(lossRatio: 0, sending: 16_000_000, at: .seconds(Double(second)))
+            expected *= 1 + rate
+            #expect(abs(estimator.bitrate - expected) < 1, "at \(second) s")
+        }
+        estimator.update(lossRatio: 0.03, sending: 8_000_000, at: .seconds(11))
+        #expect(estimator.bitrate == 7_760_000)
+        estimator.update(lossRatio: 0, sending: 8_000_000, at: .seconds(12))
+        #expect(abs(estimator.bitrate - 7_760_000 * 1.08) < 1)
     }
 
     @Test func applicationLimit_entersBelow65PercentAndLeavesAbove80() {
