@@ -72,13 +72,15 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// and this for what the bottleneck has queued ahead of the packet after
     /// it, whose arrival shows the gap (a tbf's latency, a router's buffer).
     static let overrunDrain: Duration = .milliseconds(250)
-    /// After the second back-off in a row for an overrun, packets sent within the queue's wait
-    /// (as the NACKs that told of it measured it) meet what is left of that queue, and a keyframe
-    /// among them overflows it: judged, such a window halved a start from the cap, sent at 1.2
-    /// into a 1.5 Mbit/s link, once more to 0.5 (rtpbin behind a tbf), and the climb back took the
-    /// rest of the share. After the first, the rate may still be far above the path, and each
-    /// wait only delayed the next halving: a 4 Mbit/s start then overran 1.5 Mbit/s past 3 s.
-    /// No longer than this, so a path that shrank far is still followed down.
+    /// After the second back-off in a row for an overrun, packets sent within twice the queue's
+    /// wait (as the NACKs that told of it measured it; the queue drains at about the rate the
+    /// halving left it to) meet what is left of that queue, and a keyframe among them overflows
+    /// it: judged, such a window halved a start from the cap, sent at 1.2 into a 1.5 Mbit/s link,
+    /// once more to 0.5 (rtpbin behind a tbf), and the climb back took the rest of the share; with
+    /// the wait once, it still did in 4 rows of 12. After the first, the rate may still be far
+    /// above the path, and each wait only delayed the next halving: a 4 Mbit/s start then overran
+    /// 1.5 Mbit/s past 3 s. No longer than `longestDrain`, so a path that shrank far is still
+    /// followed down.
     static let drainPerQueueWait = 2.0
     static let longestDrain: Duration = .seconds(1)
     /// The estimate rising this much since the last probe (far from any
