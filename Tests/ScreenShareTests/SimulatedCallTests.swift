@@ -45,9 +45,9 @@ import Testing
         // does not overrun. (The first halving lands on 2 Mbit/s, which the
         // encoder fills at about 1.7: what the start's burst left in the
         // queue and that overrun fill its 200 ms and drop 1.8–2.7 s in, as
-        // the burst was larger or smaller.) Then it grows 2 % a second near
-        // it (the target drifts above what the encoder fills), and what is
-        // sent stays at the link.
+        // the burst was larger or smaller.) Then it grows by a packet per
+        // response time near it, about 3 % a second (the target drifts above
+        // what the encoder fills), and what is sent stays at the link.
         let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: Self.uplink(), feedback: .nacksOnly)
         defer { share.stop() }
         let samples = share.sample(for: .seconds(8))
