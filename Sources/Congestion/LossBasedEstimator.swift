@@ -76,17 +76,18 @@ public struct LossBasedEstimator: Sendable {
     /// While the sender is application-limited, moderate loss holds the
     /// estimate instead of pulling it to the little that is being sent.
     /// `overrun`: the loss came with a standing queue in front of it, so a
-    /// bottleneck is overrun (not a burst, not random loss).
+    /// bottleneck is overrun (not a burst, not random loss). `roundTrip` sets
+    /// the pace near where the path last ran out: a packet per response time.
     public mutating func update(lossRatio: Double, sending: Double, overrun: Bool = false, applicationLimited: Bool = false,
-                                roundTrip: Duration = .milliseconds(100), at now: Instant) {
+                                roundTrip: Duration = SendSideBandwidthEstimator.assumedRoundTrip, at now: Instant) {
         let loss = min(max(lossRatio, 0), 1)
         // The estimate that what is sent fills.
         let filled = sending / applicationShare
         lastLossRatio = loss
         defer { lastUpdate = now }
+        if loss >= Self.lowLoss { grownPastLossSince = nil }
         // Behind a standing queue even a little loss is the bottleneck's tail drop: the queue is
         // full, so the rate is above the path however few of its drops the receiver asks for.
-        if loss >= Self.lowLoss { grownPastLossSince = nil }
         if loss > Self.highLoss || (overrun && loss >= Self.lowLoss) {
             if let lastDecrease, now - lastDecrease < Self.decreaseInterval { return }
             lastDecrease = now

@@ -67,7 +67,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     static let minimumLossSample = 20
     static let lossWindow: Duration = .seconds(1)
     /// Until feedback says otherwise.
-    static let assumedRoundTrip: Duration = .milliseconds(100)
+    public static let assumedRoundTrip: Duration = .milliseconds(100)
     /// How long after a packet leaves its NACK may still come: a round trip,
     /// and this for what the bottleneck has queued ahead of the packet after
     /// it, whose arrival shows the gap (a tbf's latency, a router's buffer).
