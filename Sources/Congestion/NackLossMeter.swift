@@ -54,7 +54,7 @@ public struct NackLossMeter: Sendable {
     private var newest: UInt16?
     /// The first packet of the window not judged yet.
     private var windowFirst: UInt16?
-    /// Packets sent before this are not judged: they met the queue an overrun left.
+    /// Packets sent before this begin no window: they met the queue an overrun left.
     private var judgedFrom: Instant?
     /// Whether the receiver has ever NACKed: only then is a window without
     /// NACKs a window without loss.
@@ -79,6 +79,8 @@ public struct NackLossMeter: Sendable {
         sent[Self.slot(sequenceNumber)] = Sent(sequenceNumber: sequenceNumber, at: now)
         newest = sequenceNumber
         if windowFirst == nil { windowFirst = sequenceNumber }
+        // Sent while the queue an overrun left still drains: no window of the new rate begins here.
+        if let judgedFrom, now < judgedFrom { windowFirst = sequenceNumber &+ 1 }
     }
 
     /// Records the numbers one NACK asks for, `waited` beyond the round trip
@@ -164,24 +166,20 @@ public struct NackLossMeter: Sendable {
             // A number not sent as media (a probe's padding) is no packet of the window.
             if let packet = sent[Self.slot(number)], packet.sequenceNumber == number {
                 guard packet.at <= judged else { break }
-                if let judgedFrom, packet.at < judgedFrom {
-                    if firstAt == nil { windowFirst = number &+ 1 }
-                } else {
-                    firstAt = firstAt ?? packet.at
-                    lastAt = packet.at
-                    count += 1
-                    if packet.lost {
-                        var behindAQueue = false
-                        if let late = packet.lateNack {
-                            // Its window waits until a second late NACK confirms a queue or cannot.
-                            guard let queue = confirmed(late.at, at: now) else { return nil }
-                            behindAQueue = queue
-                        }
-                        if behindAQueue || !guessing { lost += 1 }
-                        if behindAQueue, let late = packet.lateNack {
-                            queued += 1
-                            queueWait = max(queueWait, late.waited)
-                        }
+                firstAt = firstAt ?? packet.at
+                lastAt = packet.at
+                count += 1
+                if packet.lost {
+                    var behindAQueue = false
+                    if let late = packet.lateNack {
+                        // Its window waits until a second late NACK confirms a queue or cannot.
+                        guard let queue = confirmed(late.at, at: now) else { return nil }
+                        behindAQueue = queue
+                    }
+                    if behindAQueue || !guessing { lost += 1 }
+                    if behindAQueue, let late = packet.lateNack {
+                        queued += 1
+                        queueWait = max(queueWait, late.waited)
                     }
                 }
             }

@@ -405,17 +405,18 @@ public struct SendSideBandwidthEstimator: Sendable {
         guard reported != nil || nacked != nil else { return }
         _ = applicationLimit.update(estimate: Double(target(at: now).bitrate) * applicationShare, at: now)
         let before = lossBased.bitrate
+        let loss = max(reported ?? 0, nacked?.ratio ?? 0)
         let overrun = (nacked?.behindAQueue ?? false) && (nacked?.ratio ?? 0) >= (reported ?? 0)
         lossBased.update(
-            lossRatio: max(reported ?? 0, nacked?.ratio ?? 0), sending: sending.rate(at: now) * 8, overrun: overrun,
+            lossRatio: loss, sending: sending.rate(at: now) * 8, overrun: overrun,
             applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
         if lossBased.bitrate < before {
-            overrunsInARow = overrun ? overrunsInARow + 1 : overrunsInARow
-            let drain = overrunsInARow >= 2 && overrun
+            if overrun { overrunsInARow += 1 }
+            let drain = overrun && overrunsInARow >= 2
                 ? min((nacked?.queueWait ?? .zero) * Self.drainPerQueueWait, Self.longestDrain) : .zero
             nackLoss.restart(judgedFrom: now + drain)
             lastLossBackOff = now
-        } else if max(reported ?? 0, nacked?.ratio ?? 0) < LossBasedEstimator.lowLoss {
+        } else if loss < LossBasedEstimator.lowLoss {
             overrunsInARow = 0
         }
     }
