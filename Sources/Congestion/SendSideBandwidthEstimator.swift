@@ -72,17 +72,23 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// and this for what the bottleneck has queued ahead of the packet after
     /// it, whose arrival shows the gap (a tbf's latency, a router's buffer).
     static let overrunDrain: Duration = .milliseconds(250)
-    /// After the second back-off in a row for an overrun, packets sent within twice the queue's
-    /// wait (as the NACKs that told of it measured it; the queue drains at about the rate the
-    /// halving left it to) meet what is left of that queue, and a keyframe among them overflows
-    /// it: judged, such a window halved a start from the cap, sent at 1.2 into a 1.5 Mbit/s link,
-    /// once more to 0.5 (rtpbin behind a tbf), and the climb back took the rest of the share; with
-    /// the wait once, it still did in 4 rows of 12. After the first, the rate may still be far
-    /// above the path, and each wait only delayed the next halving: a 4 Mbit/s start then overran
-    /// 1.5 Mbit/s past 3 s. No longer than `longestDrain`, so a path that shrank far is still
-    /// followed down.
+    /// After a back-off for an overrun that follows another (`overrunsCloseTogether`), packets sent
+    /// within twice the queue's wait (as the NACKs that told of it measured it; the queue drains at
+    /// about the rate the halving left it to) meet what is left of that queue, and a keyframe among
+    /// them overflows it: judged, such a window halved a start from the cap, sent at 1.2 into a 1.5
+    /// Mbit/s link, once more to 0.5 (rtpbin behind a tbf), and the climb back took the rest of the
+    /// share; with the wait once, it still did in 4 rows of 12. After the first, the rate may still be
+    /// far above the path, and each wait only delayed the next halving: a 4 Mbit/s start then overran
+    /// 1.5 Mbit/s past 3 s. No longer than `longestDrain`, so a path that shrank far is still followed
+    /// down.
     static let drainPerQueueWait = 2.0
     static let longestDrain: Duration = .seconds(1)
+    /// An overrun back-off this soon after another is a second one, even with a window under 2 % lost
+    /// between them: a queue filling at a third over the link takes longer than a window to overflow,
+    /// so the window after the first halving can read under 2 % lost while the queue still grows.
+    /// Counted as a fresh first, the next halving (2 to 1 Mbit/s into 1.5) went unwaited, and the queue
+    /// it left halved a third time, to 0.5.
+    static let overrunsCloseTogether: Duration = .seconds(3)
     /// The estimate rising this much since the last probe (far from any
     /// known ceiling, so by multiplicative steps) means the path has room
     /// the rate control would take many seconds to find: probe it. After
@@ -125,10 +131,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var transportFeedbackHeard = false
     private var lastReceiverReport: Instant?
     private var lastLossBackOff: Instant?
-    /// Back-offs for an overrun since loss was last low: the first of them follows a path that
-    /// may be far under the rate (a start at the cap, a link stepped down); by the second the
-    /// rate has been halved twice.
-    private var overrunsInARow = 0
+    /// The first back-off for an overrun follows a path that may be far under the rate (a start
+    /// at the cap, a link stepped down); by the next, close after it, the rate has been halved twice.
+    private var lastOverrunBackOff: Instant?
     /// The last cluster handed out, until its own result comes.
     private var lastProbe: (cluster: Int, started: Instant, answered: Bool)?
     /// The lowest delay-based estimate since the last probe.
@@ -410,14 +415,12 @@ public struct SendSideBandwidthEstimator: Sendable {
         lossBased.update(
             lossRatio: loss, sending: sending.rate(at: now) * 8, overrun: overrun,
             applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
-        if lossBased.bitrate < before {
-            if overrun { overrunsInARow += 1 }
-            let drain = overrun && overrunsInARow >= 2
-                ? min((nacked?.queueWait ?? .zero) * Self.drainPerQueueWait, Self.longestDrain) : .zero
-            nackLoss.restart(judgedFrom: now + drain)
-            lastLossBackOff = now
-        } else if loss < LossBasedEstimator.lowLoss {
-            overrunsInARow = 0
-        }
+        guard lossBased.bitrate < before else { return }
+        let again = lastOverrunBackOff.map { now - $0 < Self.overrunsCloseTogether } ?? false
+        let drain = overrun && again
+            ? min((nacked?.queueWait ?? .zero) * Self.drainPerQueueWait, Self.longestDrain) : .zero
+        nackLoss.restart(judgedFrom: now + drain)
+        lastLossBackOff = now
+        if overrun { lastOverrunBackOff = now }
     }
 }

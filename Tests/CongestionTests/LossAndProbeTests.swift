@@ -148,6 +148,36 @@ struct LossAndProbeTests {
         #expect(estimator.lossBasedBitrate >= 500_000, "\(estimator.lossBasedBitrate)")
     }
 
+    @Test func estimator_aHalvingForAQueueSoonAfterAnother_waitsItsWaitEvenWithACleanWindowBetween() {
+        // As above, but the window after the first halving (at 1 s) loses nothing: the queue is
+        // still filling. NACKs 300 ms late then halve it again at about 2.36 s, and a burst lost
+        // from what left in the 600 ms after is what the queue left, not a third overrun.
+        var estimator = SendSideBandwidthEstimator(cap: 2_000_000, feedbackKind: .receiverReports)
+        func nack(_ numbers: ClosedRange<Int>, at seconds: Double) {
+            estimator.onNack(sequenceNumbers: numbers.map { UInt16($0) }, waited: .milliseconds(300), at: .seconds(seconds))
+        }
+        var halvings: [Double] = []
+        var grew = false
+        for i in 0..<800 {
+            let now = Instant.zero + .milliseconds(Int64(5 * i))
+            let before = estimator.lossBasedBitrate
+            _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
+            switch i {
+            case 180: nack(10...15, at: 0.9)
+            case 200: nack(40...45, at: 1.0)
+            case 400: nack(320...325, at: 2.0)
+            case 420: nack(340...345, at: 2.1)
+            case 580: nack(480...510, at: 2.9)
+            case 600: nack(520...524, at: 3.0)
+            default: break
+            }
+            if estimator.lossBasedBitrate < before { halvings.append((now - .zero).inSeconds) }
+            if estimator.lossBasedBitrate > before { grew = true }
+        }
+        #expect(grew, "the window between lost nothing")
+        #expect(halvings.count == 2 && halvings.first == 1.0 && halvings.last! < 2.5, "\(halvings)")
+    }
+
     @Test func nackLoss_withNothingSentSinceTheWindowBegan_judgesNothingAgain() {
         // Half of 0…199 lost; the window is taken, then the rate lowered, and nothing leaves
         // until 1.5 s (a still screen, a pacer holding frames for the link).
