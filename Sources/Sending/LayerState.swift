@@ -93,8 +93,14 @@ struct LayerState {
             bitrate: encoderBitrate, levelLimit: limit, balancedScale: balancedScale, shrink: recoveryScale)
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
-        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, target: target.bitrate,
-                                                profile: profile, favourDetail: share.policy == .detail,
+        // docs/behaviour.md §7.7: the first picture is as big as the start rate carries, whatever
+        // the target. Without transport-wide feedback the target starts at the cap, and a keyframe
+        // of the cap's size overflowed a 1.5 Mbit/s tbf's queue with each frame behind it, so under
+        // 2 % random loss rtpbin saw no picture for 2.3–5 s. Later frames have the target's rate;
+        // only the size is kept, so the next frames refine this one instead of starting over.
+        let rated = keyframesMade == 0 ? min(target.bitrate, SendSideBandwidthEstimator.startBitrate) : target.bitrate
+        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: Int(Double(rated) * LayerState.encoderShare),
+                                                target: rated, profile: profile, favourDetail: share.policy == .detail,
                                                 screenContent: share.policy != .motion)
         return (settings, plan.fps)
     }

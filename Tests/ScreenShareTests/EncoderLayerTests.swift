@@ -1,4 +1,6 @@
 import ControlProtocol
+import Congestion
+import Encoding
 import Media
 import RTP
 @testable import Sending
@@ -222,5 +224,25 @@ struct LayerBacklogTests {
         // Nobody keeps up: nobody is skipped.
         let all = LayerState.backlog(delays: [.milliseconds(300), .milliseconds(600)], awaitingKeyframe: [true, false])
         #expect(all.held && all.skip == [false, false])
+    }
+}
+
+/// The rate a layer's encoder is set to (docs/behaviour.md §7.7).
+struct LayerPlanTests {
+    @Test func theFirstPicture_isAsBigAsTheStartRateCarries_thenFramesHaveTheTargetsRate() {
+        // No feedback yet from a receiver without transport-wide feedback: the target is the cap.
+        var state = LayerState(share: ShareParameters(policy: .balanced, fps: 30), started: .zero)
+        let cap = SendSideBandwidthEstimator.Target(bitrate: 4_000_000, limit: .noFeedback)
+        func plan() -> EncoderSettings {
+            state.plan(sourceWidth: 1920, sourceHeight: 1080, target: cap, codec: .h264(.chromiumDefault), now: .zero,
+                       levelLimit: nil).settings
+        }
+        let first = plan()
+        #expect(first.bitrate == 255_000 && first.bufferBits == 60_000, "\(first)")
+        state.keyframesMade = 1
+        let next = plan()
+        #expect(next.bitrate == 3_400_000 && next.bufferBits == 800_000, "\(next)")
+        // The size is the target's from the first: the frames after refine the first picture.
+        #expect(first.width == 1920 && next.width == first.width && next.height == first.height)
     }
 }
