@@ -33,6 +33,9 @@ public struct KeyframeGate: Sendable {
     public enum Asker: Sendable {
         /// A receiver's PLI or FIR.
         case receiver
+        /// A stream that was not sent the last keyframe (it joined, or missed frames): spaced as
+        /// a receiver's request, but never left to the repair of a keyframe it does not have.
+        case streamWithoutKeyframe
         /// The watchdog, the recovery ladder, or the call client: always answered.
         case recovery
     }

@@ -217,10 +217,9 @@ package final class EncoderLayer: @unchecked Sendable {
             let awaiting = receivers.map { $0.feed.transceiver.awaitsKeyframe }
             let target = receivers.map(\.feed.target).min { $0.bitrate < $1.bitrate }
             // A stream that joined or began while a keyframe was being made did not get that one, and
-            // one that missed a frame waits for the next: asked for as a receiver asks, so that on a
-            // short link they come a second apart.
+            // one that missed a frame waits for the next: on a short link they come a second apart.
             if !state.gate.isPending && awaiting.contains(true) {
-                state.gate.request(at: now, by: .receiver)
+                state.gate.request(at: now, by: .streamWithoutKeyframe)
             }
             let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: receivers.contains { $0.feed.target.limit.isPath })
             guard let target else {

@@ -92,6 +92,18 @@ struct KeyframeGateTests {
         #expect(answered.requestsAnswered == 1)
     }
 
+    @Test func aStreamWithoutTheKeyframeInFlight_isNotLeftToItsRepair_butIsSpacedAsAReceiver() {
+        // 1 s: an IDR, still in the pacer; a stream that joined after it began asks at 1.1 s. The
+        // repair of a keyframe it was never sent cannot help it: an IDR at 1.3 s, or a second after
+        // the last while the link is the limit.
+        var gate = KeyframeGate()
+        gate.keyframeEncoded(at: .seconds(1))
+        gate.request(at: .seconds(1.1), by: .streamWithoutKeyframe, repairWindow: .milliseconds(250))
+        #expect(gate.isPending && gate.requestsLeftToRepair == 0)
+        #expect(gate.shouldEncodeKeyframe(at: .seconds(1.3)))
+        #expect(gate.earliestKeyframe(linkLimited: true) == .seconds(2))
+    }
+
     @Test func recoveryGetsItsKeyframeEvenDuringARepair() {
         var gate = KeyframeGate()
         gate.keyframeEncoded(at: .seconds(1))
