@@ -93,15 +93,20 @@ struct LayerState {
             bitrate: encoderBitrate, levelLimit: limit, balancedScale: balancedScale, shrink: recoveryScale)
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
-        // docs/behaviour.md §7.7: the first picture is as big as the start rate carries, whatever
-        // the target. Without transport-wide feedback the target starts at the cap, and a keyframe
-        // of the cap's size overflowed a 1.5 Mbit/s tbf's queue with each frame behind it, so under
-        // 2 % random loss rtpbin saw no picture for 2.3–5 s. Later frames have the target's rate;
-        // only the size is kept, so the next frames refine this one instead of starting over.
-        let rated = keyframesMade == 0 ? min(target.bitrate, SendSideBandwidthEstimator.startBitrate) : target.bitrate
-        let settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: Int(Double(rated) * LayerState.encoderShare),
-                                                target: rated, profile: profile, favourDetail: share.policy == .detail,
+        var settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, target: target.bitrate,
+                                                profile: profile, favourDetail: share.policy == .detail,
                                                 screenContent: share.policy != .motion)
+        // docs/behaviour.md §7.7: the first picture is no bigger than the start rate's buffer allows,
+        // or one frame period of the encoder's rate (x264's least buffer), whatever the target.
+        // Without transport-wide feedback the target starts at the cap, and a keyframe of the cap's
+        // size overflowed a 1.5 Mbit/s tbf's queue with the frames behind it, so under 2 % random
+        // loss rtpbin saw no picture for 2.3–5 s. The rate stays the target's: set to the start
+        // rate for that frame, x264 took over a second to climb back to the cap's.
+        if keyframesMade == 0 {
+            let start = Double(min(target.bitrate, SendSideBandwidthEstimator.startBitrate))
+            let startBuffer = Int(start * EncoderSettings.bufferDuration(favourDetail: settings.favourDetail))
+            settings.bufferBits = min(settings.bufferBits, max(startBuffer, settings.bitrate / max(1, settings.fps)))
+        }
         return (settings, plan.fps)
     }
 }

@@ -229,7 +229,7 @@ struct LayerBacklogTests {
 
 /// The rate a layer's encoder is set to (docs/behaviour.md §7.7).
 struct LayerPlanTests {
-    @Test func theFirstPicture_isAsBigAsTheStartRateCarries_thenFramesHaveTheTargetsRate() {
+    @Test func theFirstPicture_hasTheLeastBufferTheRateAllows_thenTheTargetsBuffer() {
         // No feedback yet from a receiver without transport-wide feedback: the target is the cap.
         var state = LayerState(share: ShareParameters(policy: .balanced, fps: 30), started: .zero)
         let cap = SendSideBandwidthEstimator.Target(bitrate: 4_000_000, limit: .noFeedback)
@@ -237,8 +237,9 @@ struct LayerPlanTests {
             state.plan(sourceWidth: 1920, sourceHeight: 1080, target: cap, codec: .h264(.chromiumDefault), now: .zero,
                        levelLimit: nil).settings
         }
+        // The start rate's buffer (60 kbit) is under a frame period of the rate: one frame period.
         let first = plan()
-        #expect(first.bitrate == 255_000 && first.bufferBits == 60_000, "\(first)")
+        #expect(first.bitrate == 3_400_000 && first.bufferBits == 3_400_000 / 30, "\(first)")
         state.keyframesMade = 1
         let next = plan()
         #expect(next.bitrate == 3_400_000 && next.bufferBits == 800_000, "\(next)")
