@@ -100,7 +100,7 @@ struct LayerState {
         // or one frame period of the encoder's rate (x264's least buffer), whatever the target.
         // Without transport-wide feedback the target starts at the cap, and a keyframe of the cap's
         // size overflowed a 1.5 Mbit/s tbf's queue with the frames behind it, so under 2 % random
-        // loss rtpbin saw no picture for 2.3–5 s. The rate stays the target's: set to the start
+        // loss rtpbin saw no picture for 2.3–4.3 s. The rate stays the target's: set to the start
         // rate for that frame, x264 took over a second to climb back to the cap's.
         if keyframesMade == 0 {
             let start = Double(min(target.bitrate, SendSideBandwidthEstimator.startBitrate))
