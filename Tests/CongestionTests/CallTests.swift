@@ -111,10 +111,10 @@ struct CallTests {
 
     @Test func transportWideNegotiatedButOnlyNacksCome_lossBringsTheCapDown() {
         // No transport-wide feedback, only NACKs: from 1 s the loss rules
-        // bring the 4 Mbit/s cap to the 1.5 Mbit/s link by 5.5 s.
+        // bring the 4 Mbit/s cap within 2 % of the 1.5 Mbit/s link by 5.5 s.
         var call = Self.call(linkRate: 1_500_000, receiver: .nacksOnly, cap: 4_000_000)
         call.run(until: .seconds(10))
-        #expect(call.target(at: .seconds(5.5)).bitrate <= 1_500_000)
+        #expect(call.target(at: .seconds(5.5)).bitrate <= 1_530_000)
         #expect(Self.holdsNearA1500kLink(call, from: 5.5), "\(call.samples(from: 5.5, to: 10).map { Self.kbps($0.target) })")
     }
 
@@ -147,6 +147,26 @@ struct CallTests {
         call.run(until: .seconds(20))
         let after = call.samples(from: 12, to: 20).map { Double($0.target.bitrate) }
         #expect(after.reduce(0, +) / Double(after.count) >= 0.95 * 600_000, "\(after.map { Int($0 / 1000) })")
+    }
+
+    @Test func nacksAlone_under2PercentRandomLoss_anEncoderUnderItsAimStillFillsTheLink() {
+        // NACKs alone for 2 % lost at random on a 1.5 Mbit/s link, into an
+        // encoder that sends 0.8 of the target where it aims at 0.85 (a screen
+        // encoder undershoots on easy content). About every other window reads
+        // 2 % or more; each only stops growth, so from 5 s to 20 s the encoder
+        // sends at least 0.9 of the link on average (0.97). Held at what got
+        // through after each such window, the target followed the undershoot
+        // down, and the encoder sent 0.81 of the link.
+        var call = CallSimulation(
+            estimator: SendSideBandwidthEstimator(cap: 4_000_000, feedbackKind: .receiverReports, applicationShare: 0.85),
+            link: SimulatedLink(bitsPerSecond: 1_500_000, queueLimit: .delay(.milliseconds(250)), propagationDelay: .milliseconds(50),
+                                jitter: .milliseconds(2), lossRate: 0.02, seed: 3),
+            receiver: .nacksOnly)
+        call.encoderShare = 0.8
+        call.run(until: .seconds(20))
+        let after = call.samples(from: 5, to: 20).map { Double($0.target.bitrate) }
+        let sent: Double = call.encoderShare * after.reduce(0, +) / Double(after.count)
+        #expect(sent >= 0.9 * 1_500_000, "\(after.map { Int($0 / 1000) })")
     }
 
     @Test func lossBackOffs_areUndoneNoFurtherThanWhatIsDeliveredCarries() {

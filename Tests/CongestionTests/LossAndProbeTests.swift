@@ -201,10 +201,16 @@ struct LossAndProbeTests {
         var burst = LossBasedEstimator(bitrate: 2_000_000)
         burst.update(lossRatio: 0.2, sending: 2_000_000, at: .seconds(1))
         #expect(burst.bitrate == 1_800_000)
-        // A little loss with no queue: hold at what got through.
+        // A little loss with no queue, as 2 % lost at random often reads: growth stops.
         var random = LossBasedEstimator(bitrate: 2_000_000)
         random.update(lossRatio: 0.03, sending: 2_000_000, at: .seconds(1))
-        #expect(random.bitrate == 1_940_000)
+        #expect(random.bitrate == 2_000_000)
+        // ...no higher than growth could have gone from what is sent.
+        random.update(lossRatio: 0.03, sending: 1_000_000, at: .seconds(2))
+        #expect(random.bitrate == 1_210_000)
+        // More than random loss of 2 % reads as but once in twenty windows: hold at what got through.
+        random.update(lossRatio: 0.06, sending: 1_000_000, at: .seconds(3))
+        #expect(random.bitrate == 940_000)
     }
 
     @Test func lossRules_oneBackOffLandsNoLowerThanHalf_whateverDipsWhatIsSent() {
@@ -254,7 +260,8 @@ struct LossAndProbeTests {
     @Test func lossRules_pastWhereThePathRanOut_growthSpeedsUpEachSecondUntilLoss() {
         // Half of 8 Mbit/s got through: the path ran out at 4 Mbit/s, and growth near it is 2 % a
         // second. A tenth past it with no loss, the path has changed (a link stepped up): 8 % a
-        // second, then 16, 24 and at most 32, until a window loses 2 % or more.
+        // second, then 16, 24 and at most 32, until a window loses 2 % or more: it stops growth,
+        // and the climb after it starts again at 8 %.
         var estimator = LossBasedEstimator(bitrate: 8_000_000)
         estimator.update(lossRatio: 0.5, sending: 8_000_000, overrun: true, at: .seconds(0))
         for second in 1...5 { estimator.update(lossRatio: 0, sending: 8_000_000, at: .seconds(Double(second))) }
@@ -265,10 +272,10 @@ struct LossAndProbeTests {
             expected *= 1 + rate
             #expect(abs(estimator.bitrate - expected) < 1, "at \(second) s")
         }
-        estimator.update(lossRatio: 0.03, sending: 8_000_000, at: .seconds(11))
-        #expect(estimator.bitrate == 7_760_000)
-        estimator.update(lossRatio: 0, sending: 8_000_000, at: .seconds(12))
-        #expect(abs(estimator.bitrate - 7_760_000 * 1.08) < 1)
+        estimator.update(lossRatio: 0.03, sending: 16_000_000, at: .seconds(11))
+        #expect(abs(estimator.bitrate - expected) < 1)
+        estimator.update(lossRatio: 0, sending: 16_000_000, at: .seconds(12))
+        #expect(abs(estimator.bitrate - expected * 1.08) < 1)
     }
 
     @Test func applicationLimit_entersBelow65PercentAndLeavesAbove80() {
