@@ -121,7 +121,8 @@ public struct NackLossMeter: Sendable {
     }
 
     /// Whether the late NACK that came at `late` had another as late within
-    /// `queueEvidenceSpan` (itself and one more); nil while one may yet come.
+    /// `queueEvidenceSpan`, the late ones there naming `queueEvidenceLosses`
+    /// between them; nil while such may yet come.
     private func confirmed(_ late: Instant, at now: Instant) -> Bool? {
         guard lateNacks.contains(where: { $0.at == late }) else { return false }
         let span = Self.queueEvidenceSpan
