@@ -156,7 +156,8 @@ public struct SendSideBandwidthEstimator: Sendable {
         let preferred = start ?? (feedbackKind == .transportWide ? Self.startBitrate : cap)
         let first = Double(min(max(preferred, Self.minimumBitrate), self.cap))
         delayEstimate = DelayBasedEstimator(bitrate: first)
-        lossBased = LossBasedEstimator(bitrate: first, applicationShare: self.applicationShare)
+        lossBased = LossBasedEstimator(bitrate: first, applicationShare: self.applicationShare,
+                                       lossCountedByNacks: feedbackKind == .receiverReports)
         lowSinceProbe = first
         probes = ProbeController(packetSize: probePacketSize)
         if feedbackKind == .transportWide { probes.start(from: first, cap: Double(self.cap)) }

@@ -225,6 +225,10 @@ struct LossAndProbeTests {
         // More than random loss of 2 % reads as but once in twenty windows: hold at what got through.
         random.update(lossRatio: 0.06, sending: 1_000_000, at: .seconds(3))
         #expect(random.bitrate == 940_000)
+        // Counted from transport-wide feedback, a little loss holds at what got through.
+        var counted = LossBasedEstimator(bitrate: 2_000_000, lossCountedByNacks: false)
+        counted.update(lossRatio: 0.03, sending: 2_000_000, at: .seconds(1))
+        #expect(counted.bitrate == 1_940_000)
     }
 
     @Test func lossRules_oneBackOffLandsNoLowerThanHalf_whateverDipsWhatIsSent() {
