@@ -70,7 +70,7 @@ public struct NackLossMeter: Sendable {
     /// Of the numbers its NACKs named lately, how many were guesses (still on
     /// their way, or not sent yet) and how many in all.
     private var named = (guesses: 0, all: 0)
-    /// When the NACKs that came `standingQueue` late came.
+    /// When the NACKs that came `standingQueue` late came, and how many losses each named first.
     private var lateNacks: [(at: Instant, fresh: Int)] = []
     /// The numbers `named` spans before it is halved, so it follows the receiver as it is now.
     static let namedMemory = 256
