@@ -58,12 +58,22 @@ public struct EncoderSettings: Sendable, Equatable {
                                profile: profile, level: level, favourDetail: favourDetail, screenContent: screenContent)
     }
 
-    /// Without a buffer, `bufferDuration` of the bitrate.
+    /// The encoder's threads for pictures of this size at this rate. One core
+    /// encodes a 1080p screen at superfast in about 9 ms, well within a 30 fps
+    /// frame period, and a second slice thread cost 10–20 % more CPU a frame in
+    /// hand-offs between the two (docs/benchmarks.md) for a frame whole about
+    /// 4 ms sooner; its slices still leave as each is done. Above that pixel
+    /// rate one core would fall behind, so two share the work.
+    public static func threads(width: Int, height: Int, fps: Int) -> Int {
+        width * height * fps <= 1920 * 1088 * 30 ? 1 : 2
+    }
+
+    /// Without a buffer, `bufferDuration` of the bitrate; without threads, `threads(width:height:fps:)`.
     public init(
         width: Int, height: Int, fps: Int, bitrate: Int, bufferBits: Int? = nil,
         profile: ProfileLevelID.Profile = .constrainedBaseline,
         level: H264Level? = nil, preset: String = "superfast",
-        favourDetail: Bool = false, screenContent: Bool = true, threads: Int = 2
+        favourDetail: Bool = false, screenContent: Bool = true, threads: Int? = nil
     ) {
         self.width = width
         self.height = height
@@ -75,6 +85,6 @@ public struct EncoderSettings: Sendable, Equatable {
         self.preset = preset
         self.favourDetail = favourDetail
         self.screenContent = screenContent
-        self.threads = threads
+        self.threads = threads ?? EncoderSettings.threads(width: width, height: height, fps: fps)
     }
 }

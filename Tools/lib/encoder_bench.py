@@ -4,7 +4,8 @@ superfast settings and with the settings screenshare adds to them.
 The synthetic screen (`screenshare frames --scenario motion`) is converted to
 I420 once; then ffmpeg's libx264 (the library screenshare links) encodes it
 as fast as it can, at 4 Mbit/s, zerolatency, Constrained Baseline, two sliced
-threads, once with the preset alone and once with screenshare's additions,
+threads (ffmpeg's x11grab row of `Tools/bench --x11` runs so), once with the
+preset alone and once with screenshare's additions (one thread at 1080p30),
 each several times in turn. x264 measures the SSIM of what it encoded against
 its input; the CPU is the encoding process's, from its rusage. So the figures
 compare encoder settings without the rest of either program, and a busy
@@ -19,8 +20,9 @@ from logs import log
 WIDTH, HEIGHT, FPS = 1920, 1080, 30
 MACROBLOCKS = ((WIDTH + 15) // 16) * ((HEIGHT + 15) // 16)
 # What H264Encoder adds to the preset for a screen: whole-pixel motion search
-# (EncoderSettings.screenContent) and H264Encoder.slicesPerFrame slices.
-SCREENSHARE_SETTINGS = f"subme=0:slice-max-mbs={(MACROBLOCKS + 3) // 4}"
+# (EncoderSettings.screenContent), H264Encoder.slicesPerFrame slices, and one
+# thread at 1080p30 (EncoderSettings.threads).
+SCREENSHARE_SETTINGS = f"subme=0:slice-max-mbs={(MACROBLOCKS + 3) // 4}:threads=1"
 
 
 def frames_file(bins, work, count):
