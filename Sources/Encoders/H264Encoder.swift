@@ -80,6 +80,10 @@ public final class H264Encoder: @unchecked Sendable {
         p.i_log_level = X264_LOG_ERROR
         p.rc.i_rc_method = X264_RC_ABR
         H264Encoder.applyRate(s, to: &p)
+        if let initial = s.initialBufferBits {
+            // x264 takes a fraction of the buffer, and no less than one frame period of the rate.
+            p.rc.f_vbv_buffer_init = Float(min(1, Double(initial) / Double(max(1, s.bufferBits))))
+        }
         if s.screenContent && !s.favourDetail {
             // Scrolls, dragged windows and typing move by whole pixels, which the
             // full-pixel search finds; refining to half and quarter pixels found

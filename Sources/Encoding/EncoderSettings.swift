@@ -10,6 +10,11 @@ public struct EncoderSettings: Sendable, Equatable {
     /// How far frames may run ahead of `bitrate` (x264's VBV buffer), which
     /// bounds the largest frame, keyframes too.
     public var bufferBits: Int
+    /// How much of that buffer a new encoder may spend at once (x264's initial
+    /// VBV fill; nil: x264's nine tenths): bounds the first picture without
+    /// shrinking the buffer the frames after it are planned in. Read only when
+    /// an encoder starts.
+    public var initialBufferBits: Int?
     public var profile: ProfileLevelID.Profile
     /// The level the SPS states; must admit width × height × fps.
     public var level: H264Level

@@ -28,8 +28,10 @@ final class FrameEncoder: @unchecked Sendable {
             var sameShape = current
             sameShape.bitrate = wanted.bitrate
             sameShape.bufferBits = wanted.bufferBits
+            // Only an encoder's start reads it.
+            sameShape.initialBufferBits = wanted.initialBufferBits
             if sameShape == wanted {
-                if current != wanted { try encoder?.setRate(wanted) }
+                if current.bitrate != wanted.bitrate || current.bufferBits != wanted.bufferBits { try encoder?.setRate(wanted) }
                 return
             }
         }

@@ -87,4 +87,29 @@ struct H264RoundTripTests {
         #expect(keyframes == 6)
         #expect(largest <= settings.bufferBits / 8, "largest frame \(largest) bytes, buffer \(settings.bufferBits / 8)")
     }
+
+    @Test func initialFill_boundsTheFirstKeyframe_notTheOnesAfter() throws {
+        // docs/behaviour.md §7.7: a first picture of one frame period of the rate
+        // (13.3 KB at 3.2 Mbit/s), in a buffer of 0.2 s (80 KB) that later keyframes may use.
+        let (width, height) = (1920, 1080)
+        let pictures = SyntheticPictures(width: width, height: height)
+        func keyframeSizes(initial: Int?) throws -> [Int] {
+            var settings = EncoderSettings(width: width, height: height, fps: 30, bitrate: 3_200_000, bufferBits: 640_000)
+            settings.initialBufferBits = initial
+            let encoder = try H264Encoder(settings: settings)
+            var sizes: [Int] = []
+            for n in 0..<31 {
+                let ts = UInt32(n * 3000)
+                let frame = try encoder.encode(pictures.render(n), rtpTimestamp: ts, pts: Int64(ts), keyframe: n % 30 == 0)
+                if let frame, frame.isKeyframe { sizes.append(frame.bytes.count) }
+            }
+            return sizes
+        }
+        let bounded = try keyframeSizes(initial: 3_200_000 / 30)
+        let unbounded = try keyframeSizes(initial: nil)
+        #expect(bounded.count == 2 && unbounded.count == 2)
+        #expect(bounded[0] <= 3_200_000 / 30 / 8, "first keyframe \(bounded[0]) bytes")
+        #expect(unbounded[0] > 2 * bounded[0], "without the bound \(unbounded[0]) bytes, with it \(bounded[0])")
+        #expect(bounded[1] > 2 * bounded[0], "the second keyframe \(bounded[1]) bytes may use the whole buffer")
+    }
 }

@@ -229,7 +229,7 @@ struct LayerBacklogTests {
 
 /// The rate a layer's encoder is set to (docs/behaviour.md §7.7).
 struct LayerPlanTests {
-    @Test func theFirstPicture_hasTheLeastBufferTheRateAllows_thenTheTargetsBuffer() {
+    @Test func theFirstPicture_startsTheBufferAtTheLeastTheRateAllows_thenTheTargetsBuffer() {
         // No feedback yet from a receiver without transport-wide feedback: the target is the cap.
         var state = LayerState(share: ShareParameters(policy: .balanced, fps: 30), started: .zero)
         let cap = SendSideBandwidthEstimator.Target(bitrate: 4_000_000, limit: .noFeedback)
@@ -237,12 +237,13 @@ struct LayerPlanTests {
             state.plan(sourceWidth: 1920, sourceHeight: 1080, target: cap, codec: .h264(.chromiumDefault), now: .zero,
                        levelLimit: nil).settings
         }
-        // The start rate's buffer (60 kbit) is under a frame period of the rate: one frame period.
+        // The start rate's buffer (60 kbit) is under a frame period of the rate: the buffer starts
+        // that full, and is the target's size from the first.
         let first = plan()
-        #expect(first.bitrate == 3_400_000 && first.bufferBits == 3_400_000 / 30, "\(first)")
+        #expect(first.bitrate == 3_400_000 && first.bufferBits == 800_000 && first.initialBufferBits == 3_400_000 / 30, "\(first)")
         state.keyframesMade = 1
         let next = plan()
-        #expect(next.bitrate == 3_400_000 && next.bufferBits == 800_000, "\(next)")
+        #expect(next.bitrate == 3_400_000 && next.bufferBits == 800_000 && next.initialBufferBits == nil, "\(next)")
         // The size is the target's from the first: the frames after refine the first picture.
         #expect(first.width == 1920 && next.width == first.width && next.height == first.height)
     }
