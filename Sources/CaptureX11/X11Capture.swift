@@ -109,19 +109,27 @@ final class X11Capture: @unchecked Sendable {
             return false
         }
 
-        let image: X11ImageReader.Image
-        do {
-            image = try reader.read(visible)
-        } catch {
-            return end(readError(error), output)
-        }
-        cursor?.draw(into: image.pixels, stride: image.stride, area: visible)
         let size = frameSize
         let area = self.area
+        // The whole area at its own size is read straight into the surface where the server can.
+        let inPlace = visible == area && size == (area.width, area.height)
+        var failure: X11ImageReader.Failure?
         let written = output.write(frameNumber: frame, width: size.width, height: size.height) { surface in
-            X11Capture.place(image, of: visible, within: area, into: surface)
-            return true
+            do throws(X11ImageReader.Failure) {
+                if inPlace, try reader.read(visible, into: surface) {
+                    cursor?.draw(into: surface.pixels, stride: surface.stride, area: visible)
+                } else {
+                    let image = try reader.read(visible)
+                    cursor?.draw(into: image.pixels, stride: image.stride, area: visible)
+                    X11Capture.place(image, of: visible, within: area, into: surface)
+                }
+                return true
+            } catch {
+                failure = error
+                return false
+            }
         }
+        if let failure { return end(readError(failure), output) }
         mustCapture = !written
         return written
     }

@@ -10,6 +10,10 @@ public final class Surface: @unchecked Sendable {
     public let index: Int
     public let capacity: Int
     public let pixels: UnsafeMutableRawPointer
+    /// The shared memory the pixels live in, for a source that can have them
+    /// written in place (an X server reads the screen straight into it over
+    /// MIT-SHM); nil where none could be made, and they are private memory.
+    public let sharedMemory: Int32?
     public private(set) var width = 0
     public private(set) var height = 0
     public var stride: Int { width * 4 }
@@ -24,11 +28,39 @@ public final class Surface: @unchecked Sendable {
     init(index: Int, capacity: Int) {
         self.index = index
         self.capacity = capacity
-        pixels = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
+        if let (descriptor, mapped) = Surface.mapSharedMemory(capacity) {
+            sharedMemory = descriptor
+            pixels = mapped
+        } else {
+            sharedMemory = nil
+            pixels = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
+        }
     }
 
     deinit {
-        pixels.deallocate()
+        if let sharedMemory {
+            munmap(pixels, capacity)
+            close(sharedMemory)
+        } else {
+            pixels.deallocate()
+        }
+    }
+
+    /// Anonymous shared memory: a POSIX object unlinked as soon as it is open,
+    /// so only its descriptor names it and nothing outlives the process. Pages
+    /// are taken as they are first written, as with private memory.
+    private static func mapSharedMemory(_ capacity: Int) -> (Int32, UnsafeMutableRawPointer)? {
+        let name = "/screenshare-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let descriptor = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        shm_unlink(name)
+        guard ftruncate(descriptor, off_t(capacity)) == 0,
+              let mapped = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
+              mapped != MAP_FAILED else {
+            close(descriptor)
+            return nil
+        }
+        return (descriptor, mapped)
     }
 
     /// Sets the picture's size before writing; fails if it would not fit.
@@ -48,7 +80,8 @@ public final class Surface: @unchecked Sendable {
         let start = (base + keeping + page - 1) / page * page
         let end = (base + capacity) / page * page
         guard end > start, let from = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        _ = madvise(from, end - start, MADV_DONTNEED)
+        // Shared pages belong to the memory object, not the mapping: only removing them frees them.
+        _ = madvise(from, end - start, sharedMemory == nil ? MADV_DONTNEED : MADV_REMOVE)
     }
 
     public var bytes: UnsafeMutableRawBufferPointer {

@@ -1,6 +1,7 @@
 import Testing
 @testable import CaptureX11
 import Capture
+import Media
 
 extension X11Tests {
     @Suite struct Pixels {
@@ -24,6 +25,25 @@ extension X11Tests {
             #expect(frame.colour(x: 299, y: 149) == Colour.orange)
             #expect(frame.colour(x: 300, y: 149) == Colour.slate)
             #expect(frame.colour(x: 100, y: 150) == Colour.slate)
+        }
+
+        @Test func wholeScreen_isReadStraightIntoTheSurfacesOwnMemory() async throws {
+            let server = try await XvfbServer()
+            let client = try server.client()
+            client.setRootColour(Colour.slate)
+            _ = client.createWindow(x: 100, y: 50, width: 200, height: 100, colour: Colour.orange)
+            let connection = try X11Connection(display: server.display)
+            let reader = X11ImageReader(connection: connection)
+            let pool = SurfacePool(count: 1, width: 640, height: 480)
+            let surface = try #require(pool.checkoutForWriting())
+            #expect(surface.sharedMemory != nil)
+            #expect(surface.resize(width: 640, height: 480))
+            // Xvfb takes the surface's descriptor (MIT-SHM 1.2 over its Unix socket): no copy.
+            #expect(try reader.read(connection.screen, into: surface))
+            #expect(surface.pixel(x: 99, y: 50) & 0xFF_FFFF == Colour.slate)
+            #expect(surface.pixel(x: 100, y: 50) & 0xFF_FFFF == Colour.orange)
+            #expect(surface.pixel(x: 299, y: 149) & 0xFF_FFFF == Colour.orange)
+            #expect(surface.pixel(x: 639, y: 479) & 0xFF_FFFF == Colour.slate)
         }
 
         @Test func largeScreen_isScaledToTheCap() async throws {
