@@ -68,8 +68,8 @@ final class RecordingSink: CaptureSink {
     }
 
     /// An output into a pool as large as a share's (1920×1920 surfaces, so windows can grow).
-    func output() -> CaptureOutput {
+    func output(clock: any MonotonicClock = SystemClock()) -> CaptureOutput {
         let side = CaptureLimits.maxLongSide
-        return CaptureOutput(pool: SurfacePool(width: side, height: side), clock: SystemClock(), sink: self)
+        return CaptureOutput(pool: SurfacePool(width: side, height: side), clock: clock, sink: self)
     }
 }

@@ -14,16 +14,17 @@ extension X11Tests {
             let server = try await XvfbServer()
             let client = try server.client()
             client.setRootColour(Colour.slate)
+            let clock = ManualClock()
             let sink = RecordingSink()
             let source = X11Source(display: server.display, target: .screen, fps: 30)
-            try source.start(sink.output())
+            try source.start(sink.output(clock: clock))
             defer { source.stop() }
             #expect(try await sink.wait { $0.frames >= 1 })
 
-            // The first frame is in; then nothing is drawn for 90 ticks, 3 s at 30 fps.
-            // Counting the capture's own ticks, not time, keeps a busy machine from bending the test.
+            // The first frame is in; then nothing is drawn for 3 s of the capture's clock, 90 looks.
             let idlesAtStart = sink.snapshot.idles
-            #expect(try await sink.wait(upTo: .seconds(30)) { $0.idles >= idlesAtStart + 90 })
+            clock.run(for: .seconds(3))
+            #expect(sink.snapshot.idles >= idlesAtStart + 90)
             let still = sink.snapshot
             #expect(still.frames == 1)
 
@@ -40,16 +41,18 @@ extension X11Tests {
             let server = try await XvfbServer()
             let client = try server.client()
             client.setRootColour(Colour.slate)
+            let clock = ManualClock()
             let sink = RecordingSink()
             let source = X11Source(display: server.display, target: .region(x: 0, y: 0, width: 200, height: 200), fps: 30)
-            try source.start(sink.output())
+            try source.start(sink.output(clock: clock))
             defer { source.stop() }
             #expect(try await sink.wait { $0.frames >= 1 })
 
-            // Fifteen ticks after drawing outside the region, each of which could have captured it.
+            // Fifteen looks after drawing outside the region, each of which could have captured it.
             let idlesBefore = sink.snapshot.idles
             client.fillRoot(x: 400, y: 300, width: 100, height: 100, colour: Colour.orange)
-            #expect(try await sink.wait(upTo: .seconds(10)) { $0.idles >= idlesBefore + 15 })
+            clock.run(for: .milliseconds(500))
+            #expect(sink.snapshot.idles >= idlesBefore + 15)
             #expect(sink.snapshot.frames == 1)
 
             client.fillRoot(x: 150, y: 150, width: 100, height: 100, colour: Colour.green)
@@ -63,30 +66,32 @@ extension X11Tests {
         /// At 1 fps the capture looks once a second, so a change that waited
         /// for the next look would be captured half a second later on average;
         /// its damage event starts the capture at once instead (docs/behaviour.md §2.6).
+        /// The capture's clock stands still while the drawing is done, so only
+        /// the damage event can start that capture.
         @Test func drawing_isCapturedAtOnce_notAtTheNextLook() async throws {
             let server = try await XvfbServer()
             let client = try server.client()
             client.setRootColour(Colour.slate)
+            let clock = ManualClock()
             let sink = RecordingSink()
             let source = X11Source(display: server.display, target: .screen, fps: 1)
-            try source.start(sink.output())
+            try source.start(sink.output(clock: clock))
             defer { source.stop() }
             #expect(try await sink.wait { $0.frames >= 1 })
 
-            var delays: [Duration] = []
-            for n in 0..<5 {
-                // More than a period since the last capture, so the change may be captured at once.
-                try await Task.sleep(for: .milliseconds(1100))
+            for n in 0..<3 {
+                // More than a period since the last capture, so the change may be captured at once;
+                // the look that fell due in between found nothing changed.
+                let idles = sink.snapshot.idles
+                clock.advance(by: .milliseconds(1100))
+                #expect(try await sink.wait { $0.idles > idles })
                 let frames = sink.snapshot.frames
-                let drawn = SystemClock().now
+                let drawn = clock.now
                 client.fillRoot(x: 10 + 60 * n, y: 10, width: 50, height: 50, colour: n % 2 == 0 ? Colour.orange : Colour.green)
                 #expect(try await sink.wait { $0.frames > frames })
-                if let captured = sink.snapshot.captureTimes.last { delays.append(captured - drawn) }
+                #expect(sink.snapshot.captureTimes.last == drawn, "captured with the clock where it stood, not at the next look")
+                #expect(sink.snapshot.last.colour(x: 10 + 60 * n, y: 10) == (n % 2 == 0 ? Colour.orange : Colour.green))
             }
-            let median = delays.sorted()[delays.count / 2]
-            print("X11 draw → capture at 1 fps: \(delays.map { String(format: "%.1f", $0.inMilliseconds) }.joined(separator: ", ")) ms")
-            // Waiting for the next look: a median near 500 ms. A tenth of a second leaves room for a loaded machine.
-            #expect(median < .milliseconds(100))
         }
 
         /// A change within a frame period of the last capture waits for the end
@@ -95,21 +100,26 @@ extension X11Tests {
             let server = try await XvfbServer()
             let client = try server.client()
             client.setRootColour(Colour.slate)
+            let clock = ManualClock()
             let sink = RecordingSink()
             let source = X11Source(display: server.display, target: .screen, fps: 2)
-            try source.start(sink.output())
+            try source.start(sink.output(clock: clock))
             defer { source.stop() }
             #expect(try await sink.wait { $0.frames >= 1 })
-            try await Task.sleep(for: .milliseconds(700))
+            let idles = sink.snapshot.idles
+            clock.advance(by: .milliseconds(700))
+            #expect(try await sink.wait { $0.idles > idles })
 
             client.fillRoot(x: 10, y: 10, width: 50, height: 50, colour: Colour.orange)
             #expect(try await sink.wait { $0.frames >= 2 })
             client.fillRoot(x: 100, y: 10, width: 50, height: 50, colour: Colour.green)
+            // The clock stands still: its damage event (under a millisecond on its way) must not
+            // start a capture within the period, however long it is waited for here.
+            #expect(try await !sink.wait(upTo: .milliseconds(300)) { $0.frames >= 3 })
+            clock.advance(by: .milliseconds(500))
             #expect(try await sink.wait { $0.frames >= 3 })
             let times = sink.snapshot.captureTimes
-            // Stamped when each capture began, which is at or after it was due: a few
-            // milliseconds' slack for the first of the two starting late.
-            #expect(times[2] - times[1] >= .milliseconds(480))
+            #expect(times[2] - times[1] == .milliseconds(500))
             #expect(sink.snapshot.last.colour(x: 100, y: 10) == Colour.green)
         }
     }
