@@ -25,8 +25,9 @@ let package = Package(
         .systemLibrary(name: "CPipeWire", providers: [.apt(["libpipewire-0.3-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CMemfd"),
 
-        .target(name: "Media"),
+        .target(name: "Media", dependencies: ["CMemfd"]),
         .target(name: "Events", dependencies: ["CMalloc"]),
         .target(name: "YUV", dependencies: ["CYUV", "Media"]),
         .target(name: "Capture", dependencies: ["Media"]),

@@ -1,3 +1,4 @@
+import CMemfd
 import Glibc
 
 /// One screen-sized picture in BGRx (what X11 and PipeWire deliver; libyuv calls it "ARGB").
@@ -46,14 +47,12 @@ public final class Surface: @unchecked Sendable {
         }
     }
 
-    /// Anonymous shared memory: a POSIX object unlinked as soon as it is open,
-    /// so only its descriptor names it and nothing outlives the process. Pages
-    /// are taken as they are first written, as with private memory.
+    /// Anonymous shared memory (memfd): only its descriptor names it, nothing
+    /// outlives the process, and pages are taken as they are first written, as
+    /// with private memory.
     private static func mapSharedMemory(_ capacity: Int) -> (Int32, UnsafeMutableRawPointer)? {
-        let name = "/screenshare-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let descriptor = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = CMemfd_create("screenshare-surface")
         guard descriptor >= 0 else { return nil }
-        shm_unlink(name)
         guard ftruncate(descriptor, off_t(capacity)) == 0,
               let mapped = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
               mapped != MAP_FAILED else {
