@@ -66,8 +66,8 @@ public struct EncoderSettings: Sendable, Equatable {
     /// The encoder's threads for pictures of this size at this rate. One core
     /// encodes a 1080p screen at superfast in about 9 ms, well within a 30 fps
     /// frame period, and a second slice thread cost 10–20 % more CPU a frame in
-    /// hand-offs between the two (docs/benchmarks.md) for a frame whole about
-    /// 4 ms sooner; its slices still leave as each is done. Above that pixel
+    /// hand-offs between the two (docs/benchmarks.md) for a frame whole 2–2.5 ms
+    /// sooner; its slices still leave as each is done. Above that pixel
     /// rate one core would fall behind, so two share the work.
     public static func threads(width: Int, height: Int, fps: Int) -> Int {
         width * height * fps <= 1920 * 1088 * 30 ? 1 : 2
