@@ -53,6 +53,8 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
     private var frame: UInt64 = 0
     private var held: [(buffer: UnsafeMutablePointer<pw_buffer>, until: UInt64)] = []
     private let published = Mutex<(node: UInt32?, sent: UInt64)>((nil, 0))
+    /// Broadcast when the node id is published.
+    private let nodePublished = SystemClock().makeCondition()
 
     /// Connects through `remoteFD` (taken over) or to this user's daemon, and starts sending.
     public init(_ options: Options, remoteFD: Int32? = nil) throws(CaptureError) {
@@ -82,6 +84,15 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
     public var nodeID: UInt32? { published.withLock { $0.node } }
     public var framesSent: UInt64 { published.withLock { $0.sent } }
 
+    /// The node id, waiting up to `limit` for PipeWire to give it one.
+    public func waitForNode(within limit: Duration) -> UInt32? {
+        let deadline = SystemClock().now + limit
+        return nodePublished.withLock {
+            while nodeID == nil, nodePublished.wait(until: deadline) {}
+            return nodeID
+        }
+    }
+
     /// Removes the node at once (destroyed while the loop still runs, so the
     /// daemon hears of it), as a compositor ending a share does.
     public func stop() {
@@ -105,7 +116,11 @@ public final class PipeWireTestProducer: PipeWireStreamDelegate, @unchecked Send
 
     func streamStateChanged(to state: pw_stream_state, error: String?) {
         let node = stream.nodeID
-        if node != CPipeWire_ID_ANY() { published.withLock { $0.node = node } }
+        guard node != CPipeWire_ID_ANY() else { return }
+        nodePublished.withLock {
+            published.withLock { $0.node = node }
+            nodePublished.broadcast()
+        }
     }
 
     func streamParamChanged(id: UInt32, param: UnsafePointer<spa_pod>?) {

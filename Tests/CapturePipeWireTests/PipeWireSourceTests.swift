@@ -32,14 +32,6 @@ struct PipeWireSourceTests {
         return (source, output)
     }
 
-    private func waitForNode(_ producer: PipeWireTestProducer) throws -> UInt32 {
-        for _ in 0..<250 {
-            if let node = producer.nodeID { return node }
-            Thread.sleepMs(20)
-        }
-        throw TestFailure("the test producer got no node id")
-    }
-
     @Test(arguments: [PipeWirePixelFormat.bgrx, .rgba])
     func framesArrivePixelExact_inEitherChannelOrder(format: PipeWirePixelFormat) throws {
         var options = PipeWireTestProducer.Options(width: 320, height: 240)

@@ -38,14 +38,6 @@ struct PortalSourceTests {
         return streams
     }
 
-    private func waitForNode(_ producer: PipeWireTestProducer) throws -> UInt32 {
-        for _ in 0..<250 {
-            if let node = producer.nodeID { return node }
-            Thread.sleepMs(20)
-        }
-        throw TestFailure("the test producer got no node id")
-    }
-
     @Test func pickedMonitor_framesArrivePixelExact_andAgainAfterRestartOnTheSameSession() throws {
         let bus = try TestSessionBus()
         defer { bus.stop() }

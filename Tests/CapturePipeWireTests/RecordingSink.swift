@@ -20,6 +20,8 @@ final class RecordingSink: CaptureSink {
     }
 
     private let state = Mutex<(frames: [Frame], idles: Int, failures: [CaptureError])>(([], 0, []))
+    /// Broadcast on whatever the capture delivers, so a wait wakes at once rather than polling.
+    private let delivered = SystemClock().makeCondition()
     private let cursorProbe: (x: Int, y: Int)?
 
     init(cursorProbe: (x: Int, y: Int)? = nil) {
@@ -35,33 +37,39 @@ final class RecordingSink: CaptureSink {
         let cursor = cursorProbe.map { surface.pixel(x: $0.x, y: $0.y) & 0x00FF_FFFF }
         let frame = Frame(number: number, width: surface.width, height: surface.height, patternMatches: matches,
                           cursorPixel: cursor, arrival: .now, captured: surface.captureTime)
-        state.withLock { $0.frames.append(frame) }
+        record { $0.frames.append(frame) }
     }
 
     func captureIdle() {
-        state.withLock { $0.idles += 1 }
+        record { $0.idles += 1 }
     }
 
     func captureFailed(_ error: CaptureError) {
-        state.withLock { $0.failures.append(error) }
+        record { $0.failures.append(error) }
     }
 
     var frames: [Frame] { state.withLock { $0.frames } }
     var failures: [CaptureError] { state.withLock { $0.failures } }
 
-    /// Waits (polling every 20 ms) until `condition` holds or `limit` passes.
-    func wait(upTo limit: Duration, until condition: (RecordingSink) -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if condition(self) { return true }
-            Thread.sleepMs(20)
+    private func record(_ change: (inout (frames: [Frame], idles: Int, failures: [CaptureError])) -> Void) {
+        delivered.withLock {
+            state.withLock { change(&$0) }
+            delivered.broadcast()
         }
-        return condition(self)
+    }
+
+    /// Waits until `condition` holds or `limit` passes, re-checking as each delivery comes.
+    func wait(upTo limit: Duration, until condition: (RecordingSink) -> Bool) -> Bool {
+        let deadline = SystemClock().now + limit
+        return delivered.withLock {
+            while !condition(self), delivered.wait(until: deadline) {}
+            return condition(self)
+        }
     }
 }
 
-extension Thread {
-    static func sleepMs(_ milliseconds: Int) {
-        Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
-    }
+/// The test producer's node id, which the daemon gives it within moments.
+func waitForNode(_ producer: PipeWireTestProducer) throws -> UInt32 {
+    guard let node = producer.waitForNode(within: .seconds(5)) else { throw TestFailure("the test producer got no node id") }
+    return node
 }
