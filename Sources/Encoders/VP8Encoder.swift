@@ -16,6 +16,8 @@ public final class VP8Encoder: @unchecked Sendable {
     private var output: [UInt8] = []
     private var pts: Int64 = 0
     private var lastTimestamp: UInt32?
+    /// Whether a keyframe has been made: until then the first picture's bound holds.
+    private var keyframeMade = false
 
     /// libvpx's speed for the realtime deadline: 8 of 16 leaves CPU for
     /// several receivers' encoders at 1080p30 while text stays readable.
@@ -46,7 +48,8 @@ public final class VP8Encoder: @unchecked Sendable {
         for (control, value) in [(VP8E_SET_CPUUSED, VP8Encoder.cpuUsed),
                                  (VP8E_SET_SCREEN_CONTENT_MODE, VP8Encoder.screenContentMode),
                                  (VP8E_SET_NOISE_SENSITIVITY, 0),
-                                 (VP8E_SET_STATIC_THRESHOLD, 1)] {
+                                 (VP8E_SET_STATIC_THRESHOLD, 1),
+                                 (VP8E_SET_MAX_INTRA_BITRATE_PCT, VP8Encoder.keyframePercent(settings, first: true))] {
             guard CVPX_control_int(context, Int32(control.rawValue), value) == VPX_CODEC_OK else {
                 let detail = VP8Encoder.message(context)
                 VP8Encoder.free(context, config, initialised: true)
@@ -102,12 +105,35 @@ public final class VP8Encoder: @unchecked Sendable {
         c.rc_target_bitrate = UInt32(max(50, s.bitrate / 1000))
     }
 
-    /// Changes the bitrate on a running encoder (vpx_codec_enc_config_set): no keyframe, no new stream.
-    public func setBitrate(_ bitrate: Int) throws(CodecError) {
-        settings.bitrate = bitrate
+    /// The most a keyframe may take, as libvpx counts it: a share of one frame's bits at the
+    /// rate, in percent. libvpx's own sizes are far larger: its first picture is half of the
+    /// initial buffer (250 ms of the rate; 125 KB at 4 Mbit/s), and later ones four to seven frames' worth.
+    /// So VP8 keeps the bounds x264's VBV keeps (docs/behaviour.md §7.7): the first picture
+    /// no more than the initial fill allows, the ones after it no more than the buffer.
+    static func keyframePercent(_ s: EncoderSettings, first: Bool) -> Int32 {
+        let bits = first ? (s.initialBufferBits ?? s.bufferBits) : s.bufferBits
+        let frameBits = Double(max(50_000, s.bitrate)) / Double(max(1, s.fps))
+        return Int32(max(100, min(Double(Int32.max), 100 * Double(bits) / frameBits)))
+    }
+
+    /// Changes the bitrate and the keyframe bound on a running encoder (vpx_codec_enc_config_set):
+    /// no keyframe, no new stream.
+    public func setRate(_ wanted: EncoderSettings) throws(CodecError) {
+        settings.bitrate = wanted.bitrate
+        settings.bufferBits = wanted.bufferBits
         VP8Encoder.applyRate(settings, to: &config.pointee)
         guard vpx_codec_enc_config_set(context, config) == VPX_CODEC_OK else {
-            throw CodecError(codec: "libvpx", operation: "reconfigure", detail: "bitrate \(bitrate) refused: \(VP8Encoder.message(context))")
+            throw CodecError(codec: "libvpx", operation: "reconfigure",
+                             detail: "bitrate \(wanted.bitrate) refused: \(VP8Encoder.message(context))")
+        }
+        try boundKeyframes()
+    }
+
+    private func boundKeyframes() throws(CodecError) {
+        let percent = VP8Encoder.keyframePercent(settings, first: !keyframeMade)
+        guard CVPX_control_int(context, Int32(VP8E_SET_MAX_INTRA_BITRATE_PCT.rawValue), percent) == VPX_CODEC_OK else {
+            throw CodecError(codec: "libvpx", operation: "reconfigure",
+                             detail: "keyframe bound \(percent) % refused: \(VP8Encoder.message(context))")
         }
     }
 
@@ -139,6 +165,10 @@ public final class VP8Encoder: @unchecked Sendable {
             if frame.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0 { isKeyframe = true }
         }
         guard !output.isEmpty else { return nil }
+        if isKeyframe, !keyframeMade {
+            keyframeMade = true
+            try boundKeyframes()
+        }
         return output.withUnsafeBytes { bytes in
             EncodedFrame(bytes: bytes, isKeyframe: isKeyframe, rtpTimestamp: rtpTimestamp,
                          width: settings.width, height: settings.height)

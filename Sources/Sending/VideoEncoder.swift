@@ -26,7 +26,7 @@ enum VideoEncoder {
     func setRate(_ wanted: EncoderSettings) throws(CodecError) {
         switch self {
         case .h264(let e): try e.setRate(wanted)
-        case .vp8(let e): try e.setBitrate(wanted.bitrate)
+        case .vp8(let e): try e.setRate(wanted)
         }
     }
 

@@ -12,10 +12,10 @@ final class SyntheticPictures {
     private let converter = PixelConverter()
     let picture: I420Picture
 
-    init(width: Int, height: Int) {
+    init(width: Int, height: Int, scenario: SyntheticScreen.Scenario = .motion) {
         self.width = width
         self.height = height
-        screen = SyntheticScreen(width: width, height: height, fps: 30, scenario: .motion)
+        screen = SyntheticScreen(width: width, height: height, fps: 30, scenario: scenario)
         pool = SurfacePool(count: 1, width: width, height: height)
         surface = pool.checkoutForWriting()!
         _ = surface.resize(width: width, height: height)

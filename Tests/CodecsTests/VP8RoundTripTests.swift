@@ -15,7 +15,7 @@ struct VP8RoundTripTests {
         let decoder = try VP8Decoder()
         var decoded = 0
         for n in 0..<20 {
-            if n == 10 { try encoder.setBitrate(1_000_000) }
+            if n == 10 { try encoder.setRate(EncoderSettings(width: width, height: height, fps: 30, bitrate: 1_000_000)) }
             let picture = pictures.render(n)
             let encoded = try #require(try encoder.encode(picture, rtpTimestamp: UInt32.max &- 30_000 &+ UInt32(n * 3000), keyframe: n == 15))
             #expect(encoded.isKeyframe == (n == 0 || n == 15), "frame \(n)")
@@ -27,6 +27,32 @@ struct VP8RoundTripTests {
         }
         #expect(decoded == 20)
         #expect(encoder.settings.bitrate == 1_000_000)
+    }
+
+    @Test func keyframeBound_holdsTheFirstPictureToTheInitialFill_andTheOnesAfterToTheBuffer() throws {
+        // docs/behaviour.md §7.7, as x264's VBV does: a first picture of one frame period of the
+        // rate (13.3 KB at 3.2 Mbit/s), later keyframes within a buffer of 0.2 s (80 KB). libvpx
+        // left alone makes its first picture half of its initial buffer (500 ms of the rate).
+        // Its quantizer stops short of such a small picture (q 56 of 63): the bound halves it.
+        let (width, height) = (640, 360)
+        let pictures = SyntheticPictures(width: width, height: height, scenario: .still)
+        func keyframeSizes(initial: Int?) throws -> [Int] {
+            var settings = EncoderSettings(width: width, height: height, fps: 30, bitrate: 3_200_000, bufferBits: 640_000)
+            settings.initialBufferBits = initial
+            let encoder = try VP8Encoder(settings: settings)
+            var sizes: [Int] = []
+            for n in 0..<31 {
+                let frame = try encoder.encode(pictures.render(n), rtpTimestamp: UInt32(n * 3000), keyframe: n % 30 == 0)
+                if let frame, frame.isKeyframe { sizes.append(frame.bytes.count) }
+            }
+            return sizes
+        }
+        let bounded = try keyframeSizes(initial: 3_200_000 / 30)
+        let unbounded = try keyframeSizes(initial: nil)
+        #expect(bounded.count == 2 && unbounded.count == 2)
+        #expect(Double(unbounded[0]) > 1.6 * Double(bounded[0]), "first keyframe \(unbounded[0]) bytes without the bound, \(bounded[0]) with it")
+        #expect(Double(bounded[1]) > 1.6 * Double(bounded[0]), "the second keyframe \(bounded[1]) bytes may use the whole buffer")
+        #expect(bounded[1] <= 640_000 / 8, "the second keyframe \(bounded[1]) bytes, within the buffer")
     }
 
     @Test func garbageIsRefusedNotDecoded() throws {
