@@ -97,13 +97,7 @@ struct H264RoundTripTests {
             var settings = EncoderSettings(width: width, height: height, fps: 30, bitrate: 3_200_000, bufferBits: 640_000)
             settings.initialBufferBits = initial
             let encoder = try H264Encoder(settings: settings)
-            var sizes: [Int] = []
-            for n in 0..<31 {
-                let ts = UInt32(n * 3000)
-                let frame = try encoder.encode(pictures.render(n), rtpTimestamp: ts, pts: Int64(ts), keyframe: n % 30 == 0)
-                if let frame, frame.isKeyframe { sizes.append(frame.bytes.count) }
-            }
-            return sizes
+            return try pictures.keyframeSizes { try encoder.encode($0, rtpTimestamp: $1, pts: Int64($1), keyframe: $2) }
         }
         let bounded = try keyframeSizes(initial: 3_200_000 / 30)
         let unbounded = try keyframeSizes(initial: nil)

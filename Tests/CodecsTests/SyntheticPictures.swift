@@ -1,3 +1,4 @@
+import Encoders
 import Synthetic
 import Media
 import YUV
@@ -27,5 +28,15 @@ final class SyntheticPictures {
         screen.render(frame: UInt64(n), into: surface.pixels, stride: surface.stride)
         converter.convert(surface, into: picture)
         return picture
+    }
+
+    /// The sizes of the keyframes `encode` makes of frames 0 to 30, a keyframe asked for at 0 and 30,
+    /// each frame stamped at 30 fps on the 90 kHz clock.
+    func keyframeSizes(_ encode: (I420Picture, UInt32, Bool) throws -> EncodedFrame?) rethrows -> [Int] {
+        var sizes: [Int] = []
+        for n in 0..<31 {
+            if let frame = try encode(render(n), UInt32(n * 3000), n % 30 == 0), frame.isKeyframe { sizes.append(frame.bytes.count) }
+        }
+        return sizes
     }
 }

@@ -40,12 +40,7 @@ struct VP8RoundTripTests {
             var settings = EncoderSettings(width: width, height: height, fps: 30, bitrate: 3_200_000, bufferBits: 640_000)
             settings.initialBufferBits = initial
             let encoder = try VP8Encoder(settings: settings)
-            var sizes: [Int] = []
-            for n in 0..<31 {
-                let frame = try encoder.encode(pictures.render(n), rtpTimestamp: UInt32(n * 3000), keyframe: n % 30 == 0)
-                if let frame, frame.isKeyframe { sizes.append(frame.bytes.count) }
-            }
-            return sizes
+            return try pictures.keyframeSizes { try encoder.encode($0, rtpTimestamp: $1, keyframe: $2) }
         }
         let bounded = try keyframeSizes(initial: 3_200_000 / 30)
         let unbounded = try keyframeSizes(initial: nil)
