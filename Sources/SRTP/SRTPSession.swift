@@ -104,6 +104,12 @@ public final class SRTPSession: Sendable {
         context.withLock { _ = srtp_remove_stream($0.session, ssrc.bigEndian) }
     }
 
+    /// Whether the session holds a stream for `ssrc` (one it protected or unprotected, not removed since).
+    public func hasStream(ssrc: UInt32) -> Bool {
+        var rolloverCounter: UInt32 = 0
+        return context.withLock { srtp_get_stream_roc($0.session, ssrc, &rolloverCounter) } == srtp_err_status_ok
+    }
+
     private func transform(
         _ buffer: UnsafeMutableRawBufferPointer, length: Int, trailer: Int, _ function: String,
         _ call: (srtp_t?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>?) -> srtp_err_status_t
