@@ -17,6 +17,8 @@ final class XvfbServer: @unchecked Sendable {
     let height: Int
     private let extraArguments: [String]
     private var process: Process?
+    /// Xvfb's standard output, held open while it runs: it is where it said it was ready.
+    private var output: Pipe?
 
     var display: String { ":\(number)" }
 
@@ -36,24 +38,43 @@ final class XvfbServer: @unchecked Sendable {
     @discardableResult
     func launch() async throws -> Bool {
         let process = Process()
+        let ready = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
         // Without -noreset the server resets when its last client leaves and the root goes black.
-        process.arguments = [display, "-screen", "0", "\(width)x\(height)x24", "-noreset", "-nolisten", "tcp"] + extraArguments
-        process.standardOutput = FileHandle.nullDevice
+        // With -displayfd it writes its display number on standard output once it accepts clients.
+        process.arguments = [display, "-screen", "0", "\(width)x\(height)x24", "-noreset", "-nolisten", "tcp", "-displayfd", "1"]
+            + extraArguments
+        process.standardOutput = ready
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        let deadline = ContinuousClock.now + XvfbServer.startTimeout
-        while ContinuousClock.now < deadline {
-            guard process.isRunning else { return false }
-            // The socket appears before the server listens: a client that connects is the real sign.
-            if FileManager.default.fileExists(atPath: socketPath), (try? X11DrawingClient(display: display)) != nil {
-                return true
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        output = ready
+        let pid = process.processIdentifier
+        let timeout = Task {
+            try await Task.sleep(for: XvfbServer.startTimeout)
+            kill(pid, SIGKILL)
         }
-        stop()
+        let reader = ready.fileHandleForReading
+        let said = await Task.detached { XvfbServer.firstLine(of: reader) }.value
+        timeout.cancel()
+        if said == display.dropFirst() { return true }
+        // It closed its output without a word: it exited (the number is another server's), or the
+        // timeout killed it. Only then are the socket and lock file its own to remove.
+        process.waitUntilExit()
+        guard process.terminationReason == .uncaughtSignal else { return false }
+        removeFiles()
         throw XvfbError.didNotStart(display)
+    }
+
+    /// The first line written to `handle`, or nil at end of file (the writer exited without one).
+    private static func firstLine(of handle: FileHandle) -> Substring? {
+        var bytes = Data()
+        while !bytes.contains(UInt8(ascii: "\n")) {
+            let more = handle.availableData
+            if more.isEmpty { return nil }
+            bytes += more
+        }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").first
     }
 
     func client() throws -> X11DrawingClient {
@@ -78,6 +99,10 @@ final class XvfbServer: @unchecked Sendable {
         guard let process, process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        removeFiles()
+    }
+
+    private func removeFiles() {
         try? FileManager.default.removeItem(atPath: socketPath)
         try? FileManager.default.removeItem(atPath: "/tmp/.X\(number)-lock")
     }
