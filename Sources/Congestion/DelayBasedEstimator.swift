@@ -7,6 +7,7 @@ public struct DelayBasedEstimator: Sendable {
     private var grouping = InterArrivalGrouping()
     private var trendline = TrendlineFilter()
     private var detector = OveruseDetector()
+    private var queue = StandingQueueMeter()
     private var rateControl: AIMDRateControl
     public private(set) var usage = BandwidthUsage.normal
     private var probeSheltered: Instant?
@@ -22,6 +23,11 @@ public struct DelayBasedEstimator: Sendable {
     /// result says what the path carries. A round trip and the time the
     /// detector takes to see a trend.
     static let probeShelter: Duration = .milliseconds(500)
+    /// A queue that has stood this long holds growth, whatever the trend: the estimate, growing a
+    /// packet per response time, had filled a 1.5 Mbit/s tbf's queue towards its 200 ms before the
+    /// trend crossed its threshold, and rtpbin, which waits 200 ms, gave up on frames that waited
+    /// there and asked for keyframes (docs/benchmarks.md, *A standing queue holds growth*).
+    static let standingQueueLimit: Duration = .milliseconds(60)
 
     /// Takes one feedback's packets, in sequence order. Overuse anywhere in
     /// the feedback counts, even if the last group looked calm. Probe
@@ -35,8 +41,9 @@ public struct DelayBasedEstimator: Sendable {
         var sawDelta = false
         for entry in entries {
             if case .probe = entry.kind { continue }
-            guard let arrival = entry.arrival,
-                  let delta = grouping.add(sendTime: entry.sendTime, arrival: arrival) else { continue }
+            guard let arrival = entry.arrival else { continue }
+            queue.add(sendTime: entry.sendTime, arrival: arrival)
+            guard let delta = grouping.add(sendTime: entry.sendTime, arrival: arrival) else { continue }
             sawDelta = true
             let trend = trendline.update(delta)
             let verdict = detector.detect(trend: trend, sendDelta: delta.sendDelta, deltaCount: trendline.deltaCount, at: now)
@@ -44,6 +51,8 @@ public struct DelayBasedEstimator: Sendable {
         }
         guard sawDelta else { return }
         usage = sawOveruse ? .overusing : detector.state
+        // Held as while a queue drains: no growth, and no back-off that only the trend would call for.
+        if usage == .normal, let standing = queue.standing, standing > Self.standingQueueLimit { usage = .underusing }
         let before = rateControl.bitrate
         rateControl.update(
             usage, acknowledged: acknowledged, roundTrip: roundTrip, applicationLimited: applicationLimited, at: now)

@@ -85,4 +85,46 @@ struct DelayDetectionTests {
         }
         #expect(control.bitrate == 1_000_000)
     }
+
+    /// Ten seconds of feedback, every 100 ms, on packets sent every 10 ms whose queueing delay at
+    /// `seconds` into the run is `queue(seconds)` ms; the estimate at each whole second.
+    static func estimates(queue: (Double) -> Double) -> [Double] {
+        var estimator = DelayBasedEstimator(bitrate: 1_000_000)
+        var estimates: [Double] = []
+        for feedback in 1...100 {
+            let entries = (0..<10).map { i -> SentPacketLog.Entry in
+                let seconds = Double((feedback - 1) * 10 + i) / 100
+                let sent = Instant.zero + .milliseconds(Int64(seconds * 1000))
+                return SentPacketLog.Entry(sequenceNumber: Int64(feedback * 10 + i), size: 1200, sendTime: sent, kind: .media,
+                                           arrival: (sent - .zero) + .milliseconds(50) + .microseconds(Int64(queue(seconds) * 1000)))
+            }
+            estimator.update(entries, acknowledged: 10_000_000, roundTrip: .milliseconds(100), applicationLimited: false,
+                             at: .zero + .milliseconds(Int64(feedback * 100 + 50)))
+            if feedback % 10 == 0 { estimates.append(estimator.bitrate) }
+        }
+        return estimates
+    }
+
+    @Test func aStandingQueue_holdsGrowth_thoughItsDelayHasNoTrendToSee() {
+        // docs/behaviour.md §7.7: a queue filling by 12 ms a second is too slow a trend for the
+        // detector, but once over 60 ms for half a second, growth stops while it stands.
+        let filling = Self.estimates { 12 * $0 }
+        let empty = Self.estimates { _ in 0 }
+        #expect(empty[9] > 1.4 * empty[4], "with no queue it grows: \(empty.map { Int($0 / 1000) })")
+        #expect(filling[4] == empty[4], "under 60 ms the queue changes nothing: \(filling.map { Int($0 / 1000) })")
+        #expect(filling[9] == filling[6], "from 6 s the queue stands over 60 ms: \(filling.map { Int($0 / 1000) })")
+    }
+
+    @Test func standingQueue_isTheLeastWaitOverHalfASecond_notABurstsPeak() {
+        var meter = StandingQueueMeter()
+        // 50 ms of path delay; a keyframe's 150 ms of wait for a tenth of a second, then 30 ms standing.
+        for step in 0..<300 {
+            let sent = Instant.zero + .milliseconds(Int64(step * 10))
+            let wait: Int64 = step >= 100 && step < 110 ? 150 : (step >= 200 ? 30 : 0)
+            meter.add(sendTime: sent, arrival: (sent - .zero) + .milliseconds(50 + wait))
+            if step == 140 { #expect(meter.standing == .zero, "just after the burst") }
+        }
+        #expect(meter.standing == .milliseconds(30))
+    }
 }
+
