@@ -38,8 +38,12 @@ struct WindowedMinimum: Sendable {
     }
 
     mutating func add(_ value: Duration, at time: Duration) {
-        let index = Int64(time / bucket)
-        let slot = Int(index % Int64(slots.count))
+        // A receiver's clock may say anything: a time before its zero, or too far to count in buckets.
+        let position = (time / bucket).rounded(.down)
+        guard position.magnitude < 1e15 else { return }
+        let index = Int64(position)
+        let count = Int64(slots.count)
+        let slot = Int((index % count + count) % count)
         if let current = slots[slot], current.index == index {
             slots[slot] = (index, min(current.least, value))
         } else if slots[slot].map({ $0.index < index }) ?? true {

@@ -125,6 +125,13 @@ struct DelayDetectionTests {
             if step == 140 { #expect(meter.standing == .zero, "just after the burst") }
         }
         #expect(meter.standing == .milliseconds(30))
+        // A receiver's clock before its zero is a clock all the same.
+        var early = StandingQueueMeter()
+        for step in 0..<60 {
+            let sent = Instant.zero + .milliseconds(Int64(step * 10))
+            early.add(sendTime: sent, arrival: (sent - .zero) - .seconds(100))
+        }
+        #expect(early.standing == .zero)
     }
 }
 
