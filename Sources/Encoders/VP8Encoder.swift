@@ -102,7 +102,12 @@ public final class VP8Encoder: @unchecked Sendable {
     }
 
     private static func applyRate(_ s: EncoderSettings, to c: inout vpx_codec_enc_cfg_t) {
-        c.rc_target_bitrate = UInt32(max(50, s.bitrate / 1000))
+        c.rc_target_bitrate = kilobits(s)
+    }
+
+    /// The rate libvpx is given, in its unit.
+    private static func kilobits(_ s: EncoderSettings) -> UInt32 {
+        UInt32(max(50, s.bitrate / 1000))
     }
 
     /// The most a keyframe may take, as libvpx counts it: a share of one frame's bits at the
@@ -112,7 +117,7 @@ public final class VP8Encoder: @unchecked Sendable {
     /// no more than the initial fill allows, the ones after it no more than the buffer.
     static func keyframePercent(_ s: EncoderSettings, first: Bool) -> Int32 {
         let bits = first ? (s.initialBufferBits ?? s.bufferBits) : s.bufferBits
-        let frameBits = Double(max(50_000, s.bitrate)) / Double(max(1, s.fps))
+        let frameBits = Double(kilobits(s)) * 1000 / Double(max(1, s.fps))
         return Int32(max(100, min(Double(Int32.max), 100 * Double(bits) / frameBits)))
     }
 

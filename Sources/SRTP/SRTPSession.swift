@@ -107,6 +107,7 @@ public final class SRTPSession: Sendable {
     /// Whether the session holds a stream for `ssrc` (one it protected or unprotected, not removed since).
     public func hasStream(ssrc: UInt32) -> Bool {
         var rolloverCounter: UInt32 = 0
+        // Unlike srtp_remove_stream, libsrtp's stream lookup by roll-over counter takes the SSRC in host order.
         return context.withLock { srtp_get_stream_roc($0.session, ssrc, &rolloverCounter) } == srtp_err_status_ok
     }
 

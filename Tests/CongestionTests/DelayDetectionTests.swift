@@ -134,4 +134,3 @@ struct DelayDetectionTests {
         #expect(early.standing == .zero)
     }
 }
-
