@@ -17,9 +17,6 @@ public final class H264Encoder: @unchecked Sendable {
     private var input = x264_picture_t()
     private var output = x264_picture_t()
 
-    /// Long enough that the stream never stalls waiting on a periodic IDR;
-    /// keyframes come when a receiver asks (PLI/FIR) or recovery needs one.
-    public static let keyframeInterval = 300
     /// Slices a frame is cut into: the first packets leave when a quarter of
     /// the encode is done (half, with two slice threads), not all of it. Each
     /// slice boundary costs prediction across it: on the scrolling page at
@@ -68,7 +65,9 @@ public final class H264Encoder: @unchecked Sendable {
         p.b_vfr_input = 0
         p.i_threads = Int32(s.threads)
         p.b_sliced_threads = s.threads > 1 ? 1 : 0
-        p.i_keyint_max = Int32(keyframeInterval)
+        // No periodic IDR: keyframes come when a receiver asks (PLI/FIR), when recovery needs one,
+        // or as the last resort for a receiver that never asks (KeyframeGate).
+        p.i_keyint_max = X264_KEYINT_MAX_INFINITE
         p.i_keyint_min = 1
         // No scene-cut IDRs: a window opening is not a reason for a keyframe's
         // burst of bits; keyframes come when asked for.

@@ -22,8 +22,6 @@ public final class VP8Encoder: @unchecked Sendable {
     /// libvpx's speed for the realtime deadline: 8 of 16 leaves CPU for
     /// several receivers' encoders at 1080p30 while text stays readable.
     public static let cpuUsed: Int32 = 8
-    /// As x264's `keyframeInterval`: periodic keyframes only as a last resort.
-    public static let keyframeInterval: UInt32 = 300
     /// 1 = screen content (text and flat colour); 2 adds aggressive rate control.
     static let screenContentMode: Int32 = 1
 
@@ -95,9 +93,8 @@ public final class VP8Encoder: @unchecked Sendable {
         c.rc_buf_initial_sz = 500
         c.rc_buf_optimal_sz = 600
         c.rc_buf_sz = 1000
-        c.kf_mode = VPX_KF_AUTO
-        c.kf_min_dist = 0
-        c.kf_max_dist = keyframeInterval
+        // As x264: no periodic keyframe; they come when asked for (KeyframeGate).
+        c.kf_mode = VPX_KF_DISABLED
         applyRate(s, to: &c)
     }
 

@@ -16,6 +16,11 @@ import Media
 /// While the link is the limit, keyframes a receiver asks for are at least a
 /// second apart. Recovery's own requests (the watchdog, the ladder, the call
 /// client) keep the 300 ms rule only.
+///
+/// A keyframe every `lastResortFrames` frames is made only while some
+/// receiver has never asked for one: it has nothing else to recover from a
+/// loss with. For a receiver that asks, such a keyframe is only a burst, and
+/// on a link that is the limit a burst overruns the bottleneck's queue.
 public struct KeyframeGate: Sendable {
     public static let minimumInterval: Duration = .milliseconds(300)
     /// While the link is the limit each keyframe is a burst the bottleneck
@@ -28,6 +33,9 @@ public struct KeyframeGate: Sendable {
     /// anyway: longer than a receiver that repeats its request (Chromium, every
     /// 200 ms or so) takes to ask again once it has given the repair up.
     public static let repairGrace: Duration = .seconds(2)
+    /// Frames between keyframes for a receiver that never asks for one: 10 s of a moving
+    /// screen at 30 fps, five minutes of a still one's once-a-second repeat.
+    public static let lastResortFrames = 300
 
     /// Who asks.
     public enum Asker: Sendable {
@@ -38,9 +46,14 @@ public struct KeyframeGate: Sendable {
         case streamWithoutKeyframe
         /// The watchdog, the recovery ladder, or the call client: always answered.
         case recovery
+        /// `lastResortFrames` have gone by since the last keyframe and a receiver never asks:
+        /// spaced as a receiver's request.
+        case lastResort
     }
 
     private var lastKeyframe: Instant?
+    /// Frames encoded since the last keyframe.
+    public private(set) var framesSinceKeyframe = 0
     /// When the last keyframe's last packet left; nil while it is still queued.
     private var lastKeyframeSent: Instant?
     private var pending: (since: Instant, byRecovery: Bool)?
@@ -69,6 +82,17 @@ public struct KeyframeGate: Sendable {
         } else {
             pending = (now, asker == .recovery)
         }
+    }
+
+    /// Asks for the last-resort keyframe when it is due and `needed`: a receiver has never asked for one.
+    public mutating func lastResort(at now: Instant, needed: Bool) {
+        guard needed, pending == nil, framesSinceKeyframe >= Self.lastResortFrames else { return }
+        request(at: now, by: .lastResort)
+    }
+
+    /// The encoder made a frame that is not a keyframe.
+    public mutating func frameEncoded() {
+        framesSinceKeyframe += 1
     }
 
     /// A request waits to be answered now (one left to a repair is not counted).
@@ -100,6 +124,7 @@ public struct KeyframeGate: Sendable {
         pending = nil
         afterRepair = nil
         lastKeyframe = now
+        framesSinceKeyframe = 0
         lastKeyframeSent = nil
     }
 

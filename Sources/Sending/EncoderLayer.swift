@@ -221,6 +221,7 @@ package final class EncoderLayer: @unchecked Sendable {
             if !state.gate.isPending && awaiting.contains(true) {
                 state.gate.request(at: now, by: .streamWithoutKeyframe)
             }
+            state.gate.lastResort(at: now, needed: receivers.contains { !$0.feed.asksForKeyframes })
             let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: receivers.contains { $0.feed.target.limit.isPath })
             guard let target else {
                 // No member yet (or none left): nothing to encode for.
@@ -318,6 +319,8 @@ package final class EncoderLayer: @unchecked Sendable {
                 if encoded.isKeyframe {
                     state.gate.keyframeEncoded(at: now)
                     state.keyframesMade += 1
+                } else {
+                    state.gate.frameEncoded()
                 }
                 state.encodedSize = (settings.width, settings.height)
             }

@@ -166,6 +166,8 @@ public final class SenderConnection: @unchecked Sendable {
         let transceiver: Transceiver
         let queue: PacketQueue
         let target: SendSideBandwidthEstimator.Target
+        /// The receiver has asked for a keyframe (PLI or FIR): it will ask again when it needs one.
+        let asksForKeyframes: Bool
     }
 
     /// `layer` feeds this receiver from now on, from its encoder `feed`'s next keyframe.
@@ -177,7 +179,10 @@ public final class SenderConnection: @unchecked Sendable {
     }
 
     func feedSnapshot(at now: Instant) -> Feed {
-        lock.withLock { Feed(transceiver: state.transceiver, queue: queue, target: state.bandwidth.target(at: now)) }
+        lock.withLock {
+            Feed(transceiver: state.transceiver, queue: queue, target: state.bandwidth.target(at: now),
+                 asksForKeyframes: state.plisReceived + state.firsReceived > 0)
+        }
     }
 
     func target(at now: Instant) -> SendSideBandwidthEstimator.Target {

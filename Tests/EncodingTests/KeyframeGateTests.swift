@@ -33,6 +33,27 @@ struct KeyframeGateTests {
         #expect(idrs.count >= 4)
     }
 
+    @Test func lastResortKeyframe_every300Frames_onlyWhileAReceiverNeverAsks() {
+        // 30 fps for 25 s. Needed: a keyframe after each 300 frames, and none sooner. Not needed
+        // (every receiver asks when it needs one): none after the first.
+        for needed in [true, false] {
+            var gate = KeyframeGate()
+            var keyframes: [Int] = []
+            for frame in 0..<750 {
+                let now = Instant.zero + .nanoseconds(Int64(frame) * 33_333_333)
+                gate.lastResort(at: now, needed: needed)
+                if frame == 0 { gate.request(at: now) }
+                if gate.shouldEncodeKeyframe(at: now, linkLimited: true) {
+                    gate.keyframeEncoded(at: now)
+                    keyframes.append(frame)
+                } else {
+                    gate.frameEncoded()
+                }
+            }
+            #expect(keyframes == (needed ? [0, 301, 602] : [0]), "needed: \(needed)")
+        }
+    }
+
     @Test func requestWithinIntervalWaitsUntilItEnds() {
         var gate = KeyframeGate()
         gate.keyframeEncoded(at: .seconds(1))

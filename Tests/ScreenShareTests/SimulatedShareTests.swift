@@ -63,6 +63,24 @@ import Testing
         #expect(share.connection.diagnosticLines.first?.contains("abandoned encoders 1") == true)
     }
 
+    @Test func lastResortKeyframe_goesOnlyToAReceiverThatNeverAsks() throws {
+        // A moving screen for 14 s. A receiver that has sent no PLI has nothing but the
+        // last-resort keyframe to recover from a loss with: one comes 300 frames (10 s) after the
+        // first. One that asked once, at 0.5 s (answered once the first keyframe's repair window
+        // and grace have gone by), asks when it needs one: none comes unasked.
+        for asks in [false, true] {
+            let share = try SimulatedShare(scenario: .motion)
+            defer { share.stop() }
+            share.run(for: .milliseconds(500))
+            if asks { share.receive(.pictureLossIndication(PictureLossIndication(senderSSRC: 7, mediaSSRC: share.connection.ssrc))) }
+            share.run(until: 4)
+            let early = share.connection.keyframesMade
+            #expect(early == (asks ? 2 : 1), "asks: \(asks)")
+            share.run(until: 14)
+            #expect(share.connection.keyframesMade == (asks ? early : early + 1), "asks: \(asks)")
+        }
+    }
+
     @Test func encoderThatStopsOnAShortLink_getsAKeyframeFiveSecondsLater() throws {
         // The receiver's estimate says 1.5 Mbit/s, below the 4 Mbit/s cap, every
         // second, as on a short link. The encoder stops at 12 s while frames
