@@ -26,9 +26,12 @@ public struct LossBasedEstimator: Sendable {
     static let nearLossIncreasePerSecond = 0.02
     /// "Near": at or above this share of that rate.
     static let nearLossShare = 0.9
-    /// Grown this far past where the path ran out with no loss, the path has
+    /// Sending this far past where the path ran out with no loss, the path has
     /// changed (a link stepped up): that rate no longer slows growth, which
-    /// at 2 % a second took 14 s to climb from 0.6 Mbit/s back to 1.5.
+    /// at 2 % a second took 14 s to climb from 0.6 Mbit/s back to 1.5. What is
+    /// sent, not the estimate: the encoder sent 0.75–0.8 of an estimate that
+    /// passed that point under the link, and the faster growth that followed
+    /// took it to 1.9–2.5 Mbit/s over a 1.5 Mbit/s link (rtpbin behind a tbf).
     static let pastLossShare = 1.1
     /// Past there, by how much the path changed nothing says: growth speeds up by 8 % a second
     /// for each second without loss, to at most this. At 8 % a second the climb from a 0.6 Mbit/s
@@ -58,17 +61,6 @@ public struct LossBasedEstimator: Sendable {
     /// overrunning that tbf for four seconds, three back-offs of 30 %.
     static let overrunDecrease = 0.5
 
-    /// An overrun found by growth into the band near where the path last ran out, seconds after
-    /// the last back-off, overshot the path by little: it takes this much off, which drains the
-    /// queue it filled within a second or two. Halving there left the estimate at under half the
-    /// link, and the climb back through the band under it at 8 % a second took 7–16 s of a 20 s
-    /// share (rtpbin behind a 1.5 Mbit/s tbf).
-    static let nearOnsetDecrease = 0.15
-    /// ...only this long after the last back-off: an overrun sooner follows one whose loss a
-    /// receiver may have told only in part (rtpbin asks for a third of what a full queue drops),
-    /// so where the path ran out is an upper bound, and the rate may still be far above the path.
-    static let nearOnsetSettled: Duration = .seconds(3)
-
     public private(set) var bitrate: Double
     public private(set) var lastLossRatio: Double?
     /// How much of its estimate the sender means to send (its encoder aims
@@ -94,13 +86,6 @@ public struct LossBasedEstimator: Sendable {
         self.lossCountedByNacks = lossCountedByNacks
     }
 
-    /// Whether an overrun now overshoots the path by little: the estimate grew slowly into the
-    /// band near where the path last ran out, and not just after a back-off.
-    private func nearOnset(at now: Instant) -> Bool {
-        guard let onset = lossOnset, let lastDecrease, now - lastDecrease >= Self.nearOnsetSettled else { return false }
-        return bitrate >= Self.nearLossShare * onset
-    }
-
     /// `sending` is the rate the loss was measured on, in bits per second.
     /// While the sender is application-limited, moderate loss holds the
     /// estimate instead of pulling it to the little that is being sent.
@@ -119,13 +104,12 @@ public struct LossBasedEstimator: Sendable {
         // full, so the rate is above the path however few of its drops the receiver asks for.
         if loss > Self.highLoss || (overrun && loss >= Self.lowLoss) {
             if let lastDecrease, now - lastDecrease < Self.decreaseInterval { return }
-            let gentle = overrun && loss <= Self.highLoss && nearOnset(at: now)
             lastDecrease = now
             // Behind a full queue what got through is the path: a tail-drop bottleneck loses
             // 1 − link/sent, so this lands on the link in a step or two, where half the loss took
             // five seconds on a 1.5 Mbit/s uplink. Loss with no queue in front of it is a burst (a
             // keyframe overflowing a receiver's socket) or random: half the loss, the classic rule.
-            let share = gentle ? Self.nearOnsetDecrease : overrun ? max(loss, Self.overrunDecrease) : 0.5 * loss
+            let share = overrun ? max(loss, Self.overrunDecrease) : 0.5 * loss
             let base = max(min(bitrate, sending), Self.backOffFloor * bitrate)
             bitrate = max(base * (1 - share), Self.backOffFloor * bitrate)
             // Where the path ran out is what got through, not the rate that overran it.

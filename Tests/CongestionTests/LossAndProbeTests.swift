@@ -296,28 +296,6 @@ struct LossAndProbeTests {
         #expect(abs(estimator.bitrate - expected * 1.08) < 1)
     }
 
-    @Test func lossRules_anOverrunFoundByGrowthNearWhereThePathRanOut_takesOffLittle() {
-        // 2 Mbit/s sent, 1.5 got through: the path ran out at 1.5 Mbit/s and the estimate halved.
-        // Grown back into the band near 1.5 Mbit/s over 4 s, a queue overflows again with 5 % of
-        // the window named lost: the rate overshot by little, so 15 % comes off what was sent,
-        // not half. The same overrun within 3 s of a back-off halves: the first back-off's reading
-        // may have been a receiver naming a third of its loss, and the rate still far above the path.
-        var grown = LossBasedEstimator(bitrate: 2_000_000)
-        grown.update(lossRatio: 0.25, sending: 2_000_000, overrun: true, at: .seconds(0))
-        #expect(grown.bitrate == 1_000_000)
-        for second in 1...4 { grown.update(lossRatio: 0, sending: 1_500_000, at: .seconds(Double(second))) }
-        #expect(grown.bitrate >= 0.9 * 1_500_000)
-        let before = grown.bitrate
-        grown.update(lossRatio: 0.05, sending: before, overrun: true, at: .seconds(4.5))
-        #expect(abs(grown.bitrate - 0.85 * before) < 1)
-
-        // Half of 4 Mbit/s got through, as the receiver tells it: the halving lands on that 2 Mbit/s.
-        var soon = LossBasedEstimator(bitrate: 4_000_000)
-        soon.update(lossRatio: 0.5, sending: 4_000_000, overrun: true, at: .seconds(0))
-        soon.update(lossRatio: 0.05, sending: 2_000_000, overrun: true, at: .seconds(1))
-        #expect(soon.bitrate == 1_000_000)
-    }
-
     @Test func applicationLimit_entersBelow65PercentAndLeavesAbove80() {
         var detector = ApplicationLimitDetector()
         var changes: [ApplicationLimitDetector.Change] = []
