@@ -53,7 +53,7 @@ public struct KeyframeGate: Sendable {
 
     private var lastKeyframe: Instant?
     /// Frames encoded since the last keyframe.
-    public private(set) var framesSinceKeyframe = 0
+    private var framesSinceKeyframe = 0
     /// When the last keyframe's last packet left; nil while it is still queued.
     private var lastKeyframeSent: Instant?
     private var pending: (since: Instant, byRecovery: Bool)?
