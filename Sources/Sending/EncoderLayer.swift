@@ -315,7 +315,12 @@ package final class EncoderLayer: @unchecked Sendable {
                 guard let encoded, sent else { return }
                 state.encodedMeter.record(at: now)
                 state.framesEncoded += 1
-                if isRepeat { state.stillRepeats += 1 }
+                if isRepeat {
+                    state.stillRepeats += 1
+                } else {
+                    state.rateAdjuster.record(frameBits: encoded.bytes.count * 8,
+                                              askedBits: Double(settings.bitrate) / Double(max(1, settings.fps)), at: now)
+                }
                 if encoded.isKeyframe {
                     state.gate.keyframeEncoded(at: now)
                     state.keyframesMade += 1

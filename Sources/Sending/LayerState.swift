@@ -28,6 +28,7 @@ struct LayerState {
     /// Recovery's "a third smaller for 30 s": the scale, and until when.
     var shrink: (factor: Double, until: Instant)?
     var balanced = BalancedSizer()
+    var rateAdjuster = EncoderRateAdjuster()
     var encodedSize = (0, 0)
 
     var framesIn = 0
@@ -93,7 +94,10 @@ struct LayerState {
             bitrate: encoderBitrate, levelLimit: limit, balancedScale: balancedScale, shrink: recoveryScale)
         var profile = ProfileLevelID.Profile.constrainedBaseline
         if case .h264(let id) = codec { profile = id.profile }
-        var settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: encoderBitrate, target: target.bitrate,
+        // Sizes and rates are chosen on what the encoder is meant to send; only the bitrate it is
+        // given makes up for its shortfall.
+        let adjusted = Int(Double(encoderBitrate) * rateAdjuster.factor)
+        var settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: adjusted, target: target.bitrate,
                                                 profile: profile, favourDetail: share.policy == .detail,
                                                 screenContent: share.policy != .motion)
         // docs/behaviour.md §7.7: the first picture is no bigger than the start rate's buffer allows,
