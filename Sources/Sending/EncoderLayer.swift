@@ -215,7 +215,8 @@ package final class EncoderLayer: @unchecked Sendable {
             let now = clock.now
             let receivers = members.map { (connection: $0, feed: $0.feedSnapshot(at: now)) }
             let awaiting = receivers.map { $0.feed.transceiver.awaitsKeyframe }
-            let target = receivers.map(\.feed.target).min { $0.bitrate < $1.bitrate }
+            let lowest = receivers.min { $0.feed.target.bitrate < $1.feed.target.bitrate }
+            let target = lowest?.feed.target
             // A stream that joined or began while a keyframe was being made did not get that one, and
             // one that missed a frame waits for the next: on a short link they come a second apart.
             if !state.gate.isPending && awaiting.contains(true) {
@@ -231,7 +232,7 @@ package final class EncoderLayer: @unchecked Sendable {
                 continue
             }
             let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, target: target, codec: key.codec,
-                                         now: now, levelLimit: key.levelLimit)
+                                         makeUpShortfall: lowest?.feed.seesQueueing ?? false, now: now, levelLimit: key.levelLimit)
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
             let backlog = LayerState.backlog(delays: receivers.map { $0.feed.queue.delay }, awaitingKeyframe: awaiting)
             let held = !tooSoon && backlog.held

@@ -77,8 +77,10 @@ struct LayerState {
     /// least its receivers' estimates allow), and the frame rate to encode
     /// at. A policy that lets frames fall skips frames rather than change the
     /// encoder's rate: a new rate would need a new encoder, and a keyframe.
+    /// `makeUpShortfall`: the target is kept by queueing delay, so the encoder may be asked for more
+    /// than it is meant to send where it sends less (docs/behaviour.md §3.3).
     mutating func plan(sourceWidth: Int, sourceHeight: Int, target: SendSideBandwidthEstimator.Target, codec: ReceiverConfig.Codec,
-                       now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
+                       makeUpShortfall: Bool, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
         let encoderBitrate = Int(Double(target.bitrate) * LayerState.encoderShare)
         let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
         var limit = levelLimit
@@ -96,7 +98,7 @@ struct LayerState {
         if case .h264(let id) = codec { profile = id.profile }
         // Sizes and rates are chosen on what the encoder is meant to send; only the bitrate it is
         // given makes up for its shortfall.
-        let adjusted = Int(Double(encoderBitrate) * rateAdjuster.factor)
+        let adjusted = Int(Double(encoderBitrate) * (makeUpShortfall ? rateAdjuster.factor : 1))
         var settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: adjusted, target: target.bitrate,
                                                 profile: profile, favourDetail: share.policy == .detail,
                                                 screenContent: share.policy != .motion)

@@ -168,6 +168,8 @@ public final class SenderConnection: @unchecked Sendable {
         let target: SendSideBandwidthEstimator.Target
         /// The receiver has asked for a keyframe (PLI or FIR): it will ask again when it needs one.
         let asksForKeyframes: Bool
+        /// The target is kept by queueing delay (transport-wide feedback), not by loss alone.
+        let seesQueueing: Bool
     }
 
     /// `layer` feeds this receiver from now on, from its encoder `feed`'s next keyframe.
@@ -181,7 +183,8 @@ public final class SenderConnection: @unchecked Sendable {
     func feedSnapshot(at now: Instant) -> Feed {
         lock.withLock {
             Feed(transceiver: state.transceiver, queue: queue, target: state.bandwidth.target(at: now),
-                 asksForKeyframes: state.plisReceived + state.firsReceived > 0)
+                 asksForKeyframes: state.plisReceived + state.firsReceived > 0,
+                 seesQueueing: state.bandwidth.feedbackKind == .transportWide)
         }
     }
 

@@ -234,7 +234,7 @@ struct LayerPlanTests {
         var state = LayerState(share: ShareParameters(policy: .balanced, fps: 30), started: .zero)
         let cap = SendSideBandwidthEstimator.Target(bitrate: 4_000_000, limit: .noFeedback)
         func plan() -> EncoderSettings {
-            state.plan(sourceWidth: 1920, sourceHeight: 1080, target: cap, codec: .h264(.chromiumDefault), now: .zero,
+            state.plan(sourceWidth: 1920, sourceHeight: 1080, target: cap, codec: .h264(.chromiumDefault), makeUpShortfall: false, now: .zero,
                        levelLimit: nil).settings
         }
         // The start rate's buffer (60 kbit) is under a frame period of the rate: the buffer starts
@@ -246,5 +246,27 @@ struct LayerPlanTests {
         #expect(next.bitrate == 3_400_000 && next.bufferBits == 800_000 && next.initialBufferBits == nil, "\(next)")
         // The size is the target's from the first: the frames after refine the first picture.
         #expect(first.width == 1920 && next.width == first.width && next.height == first.height)
+    }
+
+    @Test func anEncoderThatSendsShort_isAskedForMore_onlyWhereQueueingDelayKeepsTheTarget() {
+        // docs/behaviour.md §3.3: the encoder sent 0.85 of what it was asked for, a second of frames.
+        var state = LayerState(share: ShareParameters(policy: .balanced, fps: 30), started: .zero)
+        state.keyframesMade = 1
+        let target = SendSideBandwidthEstimator.Target(bitrate: 1_500_000, limit: .delay)
+        func plan(_ makeUp: Bool) -> EncoderSettings {
+            state.plan(sourceWidth: 1920, sourceHeight: 1080, target: target, codec: .h264(.chromiumDefault), makeUpShortfall: makeUp,
+                       now: .zero, levelLimit: nil).settings
+        }
+        let meant = plan(false).bitrate
+        #expect(meant == 1_275_000)
+        for frame in 0...30 {
+            state.rateAdjuster.record(frameBits: Int(0.85 * Double(meant) / 30), askedBits: Double(meant) / 30,
+                                      at: .zero + .milliseconds(34 * frame))
+        }
+        #expect(plan(true).bitrate > meant && plan(true).bitrate <= Int(1.15 * Double(meant)), "\(plan(true))")
+        // With loss alone to say where the link ends, the shortfall is the margin the loss rules keep.
+        #expect(plan(false).bitrate == meant)
+        // Sizes are chosen on what the encoder is meant to send.
+        #expect(plan(true).width == plan(false).width)
     }
 }
