@@ -296,6 +296,24 @@ struct LossAndProbeTests {
         #expect(abs(estimator.bitrate - expected * 1.08) < 1)
     }
 
+    @Test func lossRules_pastWhereThePathRanOut_isJudgedByWhatIsSent_notByTheEstimate() {
+        // The path ran out at 4 Mbit/s. The estimate grows 2 % a second near there and passes 1.1 of
+        // it at 5 s, but what is sent, 0.9 of the estimate, stays under 4.4 Mbit/s until 10 s: the
+        // path is not yet shown to have changed, so growth stays at 2 % a second. Once what is sent
+        // passes 4.4 Mbit/s with no loss, growth speeds up to 8 % a second.
+        var estimator = LossBasedEstimator(bitrate: 8_000_000)
+        estimator.update(lossRatio: 0.5, sending: 8_000_000, overrun: true, at: .seconds(0))
+        var expected = 4_000_000.0
+        for second in 1...10 {
+            estimator.update(lossRatio: 0, sending: 0.9 * estimator.bitrate, at: .seconds(Double(second)))
+            expected *= 1.02
+            #expect(abs(estimator.bitrate - expected) < 1, "at \(second) s")
+        }
+        #expect(estimator.bitrate > 1.1 * 4_000_000 && 0.9 * expected < 1.1 * 4_000_000)
+        estimator.update(lossRatio: 0, sending: 4_500_000, at: .seconds(11))
+        #expect(abs(estimator.bitrate - expected * 1.08) < 1)
+    }
+
     @Test func applicationLimit_entersBelow65PercentAndLeavesAbove80() {
         var detector = ApplicationLimitDetector()
         var changes: [ApplicationLimitDetector.Change] = []
