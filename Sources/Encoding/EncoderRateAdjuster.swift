@@ -10,7 +10,7 @@ import Media
 /// slow screen, far under) is no shortfall to make up.
 public struct EncoderRateAdjuster: Sendable {
     /// Frames are judged a window at a time: about one at 30 fps.
-    public static let window: Duration = .seconds(1)
+    static let window: Duration = .seconds(1)
     static let minimumFrames = 10
     /// At most this much above the asked-for rate: a little more than the
     /// undershoot measured, so a burst of harder content right after a
