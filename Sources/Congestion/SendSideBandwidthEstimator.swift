@@ -127,6 +127,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// bound: it includes the receiver's wait before it reports) or from
     /// receiver reports; assumed until either says.
     public private(set) var roundTrip = SendSideBandwidthEstimator.assumedRoundTrip
+    /// The least of transport-wide feedback's round trips: near the path's own, since some
+    /// feedback leaves just as its newest packet arrives (rtpbin sends it at each frame's end).
+    public private(set) var leastTransportRoundTrip: Duration?
     private var transportLoss = (lost: 0, total: 0, since: Instant?.none)
     private var transportFeedbackHeard = false
     private var lastReceiverReport: Instant?
@@ -240,6 +243,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         }
         // Includes the receiver's wait before it sends feedback: an upper bound, which is the safe side.
         roundTrip = now - newest
+        leastTransportRoundTrip = min(leastTransportRoundTrip ?? roundTrip, roundTrip)
         for entry in entries {
             guard let result = probeResults.add(entry) else { continue }
             if lastProbe?.cluster == result.cluster.id { lastProbe?.answered = true }
@@ -329,6 +333,12 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The delay-based estimate and what the delay trend says of the path.
     public var delayBased: (bitrate: Double, usage: BandwidthUsage) { (delayEstimate.bitrate, delayEstimate.usage) }
     public var lossBasedBitrate: Double { lossBased.bitrate }
+
+    /// Whether the packet stamped `transportSequenceNumber` arrived, as transport-wide
+    /// feedback told; nil until it has.
+    public func heardArrived(transportSequenceNumber: UInt16) -> Bool? {
+        feedbackKind == .transportWide ? log.arrived(transportSequenceNumber) : nil
+    }
 
     /// Bits per second the receiver acknowledged lately (transport-wide feedback only).
     public var acknowledgedBitrate: Double? { log.acknowledgedBitrate }

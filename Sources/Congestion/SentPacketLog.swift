@@ -61,15 +61,9 @@ public struct SentPacketLog: Sendable {
     /// order; numbers never sent or already overwritten are skipped, and so
     /// is a packet reported twice.
     public mutating func match(_ feedback: TransportFeedback) -> [Entry] {
-        guard nextSequenceNumber > 0 else { return [] }
         var entries: [Entry] = []
-        let highest = nextSequenceNumber - 1
         for result in timeline.results(feedback) {
-            let behind = Int64(UInt16(truncatingIfNeeded: highest) &- result.sequenceNumber)
-            let sequence = highest - behind
-            guard sequence >= 0 else { continue }
-            let slot = Int(sequence % Int64(ring.count))
-            guard var entry = ring[slot], entry.sequenceNumber == sequence, !reported[slot] else { continue }
+            guard let slot = slot(of: result.sequenceNumber), var entry = ring[slot], !reported[slot] else { continue }
             reported[slot] = true
             entry.arrival = result.arrival
             ring[slot] = entry
@@ -77,6 +71,24 @@ public struct SentPacketLog: Sendable {
             if let arrival = result.arrival { acknowledge(arrival: arrival, size: entry.size) }
         }
         return entries
+    }
+
+    /// Whether the packet stamped `sequenceNumber` arrived, as feedback told; nil until it has
+    /// (or once its entry is overwritten).
+    public func arrived(_ sequenceNumber: UInt16) -> Bool? {
+        guard let slot = slot(of: sequenceNumber), reported[slot] else { return nil }
+        return ring[slot]?.arrival != nil
+    }
+
+    /// Where the newest packet sent under a 16-bit number is kept, if it still is.
+    private func slot(of sequenceNumber: UInt16) -> Int? {
+        guard nextSequenceNumber > 0 else { return nil }
+        let highest = nextSequenceNumber - 1
+        let sequence = highest - Int64(UInt16(truncatingIfNeeded: highest) &- sequenceNumber)
+        guard sequence >= 0 else { return nil }
+        let slot = Int(sequence % Int64(ring.count))
+        guard ring[slot]?.sequenceNumber == sequence else { return nil }
+        return slot
     }
 
     private mutating func acknowledge(arrival: Duration, size: Int) {

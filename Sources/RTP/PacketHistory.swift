@@ -18,6 +18,8 @@ public struct PacketHistory: Sendable {
         var length = 0
         var sequenceNumber: UInt16 = 0
         var occupied = false
+        /// The transport-wide number it carries, if it was stamped with one.
+        var transportSequenceNumber: UInt16?
         /// When it first left, and when it last left (first or resent).
         var firstSent = Instant.zero
         var lastSent = Instant.zero
@@ -51,7 +53,10 @@ public struct PacketHistory: Sendable {
     /// Keeps a copy of `packet`, replacing the one `capacity` sequence numbers
     /// older. Packets larger than `maxPacketSize` are not kept (returns false).
     @discardableResult
-    public mutating func store(_ packet: UnsafeRawBufferPointer, sequenceNumber: UInt16, at time: Instant = .zero) -> Bool {
+    public mutating func store(
+        _ packet: UnsafeRawBufferPointer, sequenceNumber: UInt16, at time: Instant = .zero,
+        transportSequenceNumber: UInt16? = nil
+    ) -> Bool {
         guard packet.count <= maxPacketSize else { return false }
         let index = Int(sequenceNumber) % slots.count
         slots[index].bytes.withUnsafeMutableBytes { $0.copyMemory(from: packet) }
@@ -60,6 +65,7 @@ public struct PacketHistory: Sendable {
         slots[index].firstSent = time
         slots[index].lastSent = time
         slots[index].occupied = true
+        slots[index].transportSequenceNumber = transportSequenceNumber
         return true
     }
 
@@ -90,6 +96,13 @@ public struct PacketHistory: Sendable {
         let next = slots[Int(sequenceNumber &+ 1) % slots.count]
         guard next.occupied, next.sequenceNumber == sequenceNumber &+ 1 else { return nil }
         return now - next.firstSent
+    }
+
+    /// The transport-wide number the packet was first sent with, if it is kept and had one.
+    public func transportSequenceNumber(of sequenceNumber: UInt16) -> UInt16? {
+        let slot = slots[Int(sequenceNumber) % slots.count]
+        guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return nil }
+        return slot.transportSequenceNumber
     }
 
     /// The stored bytes, to be resent now; a repeated NACK within the round trip then finds it in flight.

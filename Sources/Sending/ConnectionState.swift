@@ -64,6 +64,10 @@ struct ConnectionState {
     var leastRoundTrip: Duration?
     /// NACKed numbers not sent yet, or sent less than a round trip before the NACK.
     var nackedInFlight = 0
+    /// NACKed numbers that transport-wide feedback said arrived.
+    var nackedAfterArrival = 0
+    /// NACKed packets whose fate transport-wide feedback has not told yet, oldest first.
+    private(set) var nacksAwaitingFeedback: [AwaitedNack] = []
     /// The SSRCs the receiver's side has sent authenticated RTCP from, oldest first.
     var feedbackSources: [UInt32] = []
     /// The SSRC the receiver's latest report came from, and whether one from it covered our stream.
@@ -169,5 +173,42 @@ struct ConnectionState {
 
     func pacingRate(now: Instant) -> Int {
         Int(bandwidth.pacingRate(at: now))
+    }
+
+    /// A NACKed packet waiting for transport-wide feedback to say whether it arrived.
+    struct AwaitedNack: Sendable {
+        var sequence: UInt16
+        var transportSequence: UInt16
+        var ssrc: UInt32
+        var since: Instant
+    }
+
+    /// At most this many NACKed packets wait for feedback: a receiver's NACKs may not grow memory.
+    static let maxAwaitedNacks = 512
+    /// Feedback that has not told of a packet this long after its NACK never will (it was lost,
+    /// or the packet's entry was overwritten); the receiver asks again if it still waits.
+    static let awaitedNackLifetime: Duration = .seconds(1)
+
+    mutating func awaitFeedback(on nacks: [AwaitedNack]) {
+        for nack in nacks where !nacksAwaitingFeedback.contains(where: { $0.sequence == nack.sequence && $0.ssrc == nack.ssrc }) {
+            nacksAwaitingFeedback.append(nack)
+        }
+        nacksAwaitingFeedback.removeFirst(max(0, nacksAwaitingFeedback.count - Self.maxAwaitedNacks))
+    }
+
+    /// Takes out the awaited NACKs feedback has now told of: those lost, and how many arrived;
+    /// those waited on too long are let go.
+    mutating func takeNacksFeedbackTold(at now: Instant) -> (lost: [AwaitedNack], arrived: Int) {
+        var lost: [AwaitedNack] = []
+        var arrived = 0
+        nacksAwaitingFeedback.removeAll { nack in
+            switch bandwidth.heardArrived(transportSequenceNumber: nack.transportSequence) {
+            case true?: arrived += 1
+            case false?: lost.append(nack)
+            case nil: return now - nack.since >= Self.awaitedNackLifetime
+            }
+            return true
+        }
+        return (lost, arrived)
     }
 }

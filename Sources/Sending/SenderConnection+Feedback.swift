@@ -84,6 +84,7 @@ extension SenderConnection {
                 state.bandwidth.onTransportFeedback(feedback, at: now)
                 state.transportFeedbackReceived += 1
             }
+            resolveNacksAwaitingFeedback(now: now)
         case .receiverEstimatedMaximumBitrate(let remb) where remb.ssrcs.isEmpty || remb.ssrcs.contains(ssrc):
             lock.withLock {
                 state.bandwidth.onREMB(bitrate: Int(clamping: remb.bitrate), at: now)
@@ -105,21 +106,27 @@ extension SenderConnection {
         }
     }
 
-    /// Resends what a NACK asks for from the history, within the
-    /// retransmissions' share of the target: on the RTX stream where the
-    /// receiver negotiated it, else as the same bytes. A number not sent yet,
-    /// or that no later packet can yet have followed to the receiver, is still
-    /// on its way (rtpbin asks for the packet it expects next before it is
-    /// due): it is neither resent nor counted as lost.
+    /// Answers a NACK from the history, within the retransmissions' share of
+    /// the target. A number not sent yet, or that no later packet can yet have
+    /// followed to the receiver, is still on its way (rtpbin asks for the
+    /// packet it expects next before it is due): it is neither resent nor
+    /// counted as lost. Where transport-wide feedback comes, it says what
+    /// arrived: a packet it told of as arrived is not resent, and one
+    /// it has not told of yet waits for it (`resolveNacksAwaitingFeedback`).
+    /// rtpbin asks by its clock, packet after packet, for those a growing queue
+    /// holds, and its NACKs come hundreds of milliseconds later: resent, they
+    /// spent the retransmissions' fifth of the target on a link already full,
+    /// with nothing lost.
     private func answer(_ nack: GenericNACK, now: Instant) {
         let (roundTrip, transceiver, byTheClock) = lock.withLock {
-            (state.leastRoundTrip ?? .zero, state.transceiver, state.receiverWaitsByTheClock)
+            (state.leastRoundTrip ?? state.bandwidth.leastTransportRoundTrip ?? .zero, state.transceiver,
+             state.receiverWaitsByTheClock)
         }
         let tolerance = byTheClock ? .zero : roundTrip * ConnectionState.gapNackTolerance
         var overdue: [UInt16] = []
-        var resends: [(bytes: [UInt8], info: PacketInfo)] = []
-        var refused = 0
+        var awaiting: [ConnectionState.AwaitedNack] = []
         var early = 0
+        var arrived = 0
         var ahead = false
         for sequence in nack.lostSequenceNumbers {
             let fate = history.withLock { $0.fate(of: sequence, at: now, roundTrip: roundTrip, tolerance: tolerance) }
@@ -128,19 +135,17 @@ extension SenderConnection {
                 if fate == .unknown, transceiver.notNumberedYet(sequence) { ahead = true }
                 continue
             }
-            overdue.append(sequence)
-            guard lock.withLock({ state.mayRetransmit(bytes: PacketQueue.slotSize, at: now) }) else {
-                refused += 1
-                continue
-            }
-            guard let packet = history.withLock({ $0.takeForResend(sequenceNumber: sequence, at: now) }) else { continue }
-            if transceiver.retransmission != nil {
-                if let rtx = packet.withUnsafeBytes({ transceiver.rtxPacket(carrying: $0) }) { resends.append(rtx) }
-            } else {
-                resends.append((packet, PacketInfo(ssrc: nack.mediaSSRC, sequence: sequence, timestamp: 0, marker: false,
-                                                   keyframe: false, kind: .retransmission, payloadLength: 0)))
+            let stamped = history.withLock { $0.transportSequenceNumber(of: sequence) }
+            switch stamped.flatMap({ stamped in lock.withLock { state.bandwidth.heardArrived(transportSequenceNumber: stamped) } }) {
+            case true?:
+                arrived += 1
+            case nil where stamped != nil && lock.withLock({ state.bandwidth.feedbackKind == .transportWide }):
+                awaiting.append(.init(sequence: sequence, transportSequence: stamped ?? 0, ssrc: nack.mediaSSRC, since: now))
+            default:
+                overdue.append(sequence)
             }
         }
+        let (resent, refused) = resend(overdue, ssrc: nack.mediaSSRC, transceiver: transceiver, now: now)
         // How long each waited beyond the round trip after its successor left. One whose successor
         // left moments ago may be a guess by the clock: resent all the same, but no loss.
         let told = overdue.compactMap { sequence in
@@ -149,7 +154,67 @@ extension SenderConnection {
         let losses = told.map(\.0)
         // The packet after the newest loss shows least what a queue on the way holds.
         let waited = told.map(\.1).min()
-        // Each goes ahead of everything queued, so the last first: they leave in order.
+        let newlyWaiting = lock.withLock { () -> Bool in
+            let newlyWaiting = ahead && !state.receiverWaitsByTheClock
+            if ahead { state.receiverWaitsByTheClock = true }
+            state.nacksReceived += 1
+            state.retransmissions += resent
+            state.retransmissionsRefused += refused
+            state.nackedInFlight += early
+            state.nackedAfterArrival += arrived
+            state.awaitFeedback(on: awaiting)
+            let guesses = early + arrived + awaiting.count + overdue.count - losses.count
+            state.bandwidth.onNack(sequenceNumbers: losses, waited: waited, guesses: guesses, at: now)
+            return newlyWaiting
+        }
+        // It waits for the next number by the clock: from now on, silence on the stream is filled.
+        if newlyWaiting { queue.wake() }
+    }
+
+    /// After transport-wide feedback: NACKed packets it now says were lost are resent, those it
+    /// says arrived are let go, and those it still has not told of are let go after a while.
+    private func resolveNacksAwaitingFeedback(now: Instant) {
+        let (lost, arrived, transceiver) = lock.withLock { () -> ([ConnectionState.AwaitedNack], Int, Transceiver) in
+            let (lost, arrived) = state.takeNacksFeedbackTold(at: now)
+            return (lost, arrived, state.transceiver)
+        }
+        guard !lost.isEmpty || arrived > 0 else { return }
+        var resent = 0
+        var refused = 0
+        for (ssrc, group) in Dictionary(grouping: lost, by: \.ssrc) {
+            let counts = resend(group.map(\.sequence), ssrc: ssrc, transceiver: transceiver, now: now)
+            resent += counts.resent
+            refused += counts.refused
+        }
+        lock.withLock {
+            state.retransmissions += resent
+            state.retransmissionsRefused += refused
+            state.nackedAfterArrival += arrived
+        }
+    }
+
+    /// Resends `sequences` from the history, within the retransmissions' share of the target: on
+    /// the RTX stream where the receiver negotiated it, else as the same bytes. Each goes ahead
+    /// of everything queued.
+    private func resend(
+        _ sequences: [UInt16], ssrc: UInt32, transceiver: Transceiver, now: Instant
+    ) -> (resent: Int, refused: Int) {
+        var resends: [(bytes: [UInt8], info: PacketInfo)] = []
+        var refused = 0
+        for sequence in sequences {
+            guard lock.withLock({ state.mayRetransmit(bytes: PacketQueue.slotSize, at: now) }) else {
+                refused += 1
+                continue
+            }
+            guard let packet = history.withLock({ $0.takeForResend(sequenceNumber: sequence, at: now) }) else { continue }
+            if transceiver.retransmission != nil {
+                if let rtx = packet.withUnsafeBytes({ transceiver.rtxPacket(carrying: $0) }) { resends.append(rtx) }
+            } else {
+                resends.append((packet, PacketInfo(ssrc: ssrc, sequence: sequence, timestamp: 0, marker: false,
+                                                   keyframe: false, kind: .retransmission, payloadLength: 0)))
+            }
+        }
+        // The last first: they leave in order.
         for resend in resends.reversed() {
             _ = resend.bytes.withUnsafeBytes { bytes in
                 queue.pushFirst(resend.info) { slot in
@@ -158,18 +223,7 @@ extension SenderConnection {
                 }
             }
         }
-        let newlyWaiting = lock.withLock { () -> Bool in
-            let newlyWaiting = ahead && !state.receiverWaitsByTheClock
-            if ahead { state.receiverWaitsByTheClock = true }
-            state.nacksReceived += 1
-            state.retransmissions += resends.count
-            state.retransmissionsRefused += refused
-            state.nackedInFlight += early
-            state.bandwidth.onNack(sequenceNumbers: losses, waited: waited, guesses: early + overdue.count - losses.count, at: now)
-            return newlyWaiting
-        }
-        // It waits for the next number by the clock: from now on, silence on the stream is filled.
-        if newlyWaiting { queue.wake() }
+        return (resends.count, refused)
     }
 
     private func receptionReported(_ block: ReceptionReport, now: Instant) {

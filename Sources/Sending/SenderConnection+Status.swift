@@ -106,7 +106,7 @@ extension SenderConnection {
                     + "let fall for the rate \(e.counts.framesSkippedForRate), held for the link \(e.counts.framesHeldForLink), "
                     + "missed by a receiver behind \(e.counts.framesMissedBehind)",
                 "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent), keepalives \(state.keepalivesSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused), "
-                    + "asked for while in flight \(state.nackedInFlight)), "
+                    + "asked for while in flight \(state.nackedInFlight), after they arrived \(state.nackedAfterArrival)), "
                     + "pacer drops \(queue.dropped), queued \(Int(queue.delay.inMilliseconds)) ms, "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",
                 "feedback: PLI \(state.plisReceived), FIR \(state.firsReceived), NACK \(state.nacksReceived) (naming \(state.bandwidth.lossesNamedByNacks) packets), "

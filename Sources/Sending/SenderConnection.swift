@@ -265,7 +265,10 @@ public final class SenderConnection: @unchecked Sendable {
                 let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
                 config.headerExtensions.stamp(packet, at: stamped, transportSequenceNumber: transportSequence)
                 if info.kind != .rtx {
-                    history.withLock { _ = $0.store(UnsafeRawBufferPointer(packet), sequenceNumber: info.sequence, at: stamped) }
+                    history.withLock {
+                        _ = $0.store(UnsafeRawBufferPointer(packet), sequenceNumber: info.sequence, at: stamped,
+                                     transportSequenceNumber: transportSequence)
+                    }
                 }
             }
         }

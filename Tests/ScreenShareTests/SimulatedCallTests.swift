@@ -112,6 +112,25 @@ import Testing
                 "\(share.connection.diagnosticLines.joined(separator: "\n"))")
     }
 
+    @Test func nacksForPacketsThatArrived_withTransportWideFeedback_areNotResent() throws {
+        // rtpbin with transport-cc asks by its clock for packets a growing queue holds, and its
+        // NACKs come long after they left: here each frame's end asks for a number 20 before,
+        // which arrived. Transport-wide feedback says so, at once or a little later: nothing is
+        // resent (taken for lost, each would be, a retransmission a frame).
+        let link = SimulatedLink(bitsPerSecond: 10_000_000, queueLimit: .delay(.milliseconds(200)),
+                                 propagationDelay: .milliseconds(5), seed: 5)
+        let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: link,
+                                       feedback: .transportWideNackingWhatItHad, transportWide: true)
+        defer { share.stop() }
+        share.run(for: .seconds(4))
+        let media = try #require(share.peer?.packets).filter { $0.ssrc == share.connection.ssrc && !$0.padding }
+        let numbers = media.map(\.sequenceNumber)
+        #expect(Set(numbers).count == numbers.count, "\(numbers.count - Set(numbers).count) packets were resent")
+        let lines = share.connection.diagnosticLines.joined(separator: "\n")
+        let told = lines.firstMatch(of: /after they arrived (\d+)/).flatMap { Int($0.1) } ?? 0
+        #expect(told >= 60, "\(lines)")
+    }
+
     @Test func nacksForAThirdOfTheLoss_fromTheCap_theQueueHasDrainedBy3Seconds() throws {
         // rtpbin behind a full tbf asks for one lost packet in three: its NACKs
         // say a 4 Mbit/s start into 1.5 Mbit/s loses a fifth, not the 60 % the

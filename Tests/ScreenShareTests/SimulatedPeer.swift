@@ -37,6 +37,9 @@ final class SimulatedPeer: @unchecked Sendable {
         /// end of each frame, the last two numbers it has had, moments after
         /// they left; nothing is lost.
         case nacksJustHad
+        /// Transport-wide feedback, and NACKs as rtpbin with transport-cc sends them behind a
+        /// growing queue: at the end of each frame, a number it had a while before; nothing is lost.
+        case transportWideNackingWhatItHad
         case none
     }
 
@@ -161,11 +164,17 @@ final class SimulatedPeer: @unchecked Sendable {
         let transport = bytes.withUnsafeBytes { transportSequence.read($0) }
         received.append(Packet(ssrc: ssrc, sequenceNumber: sequence, transportSequenceNumber: transport,
                                padding: bytes[0] & 0x20 != 0, bytes: bytes, sendTime: sendTime, arrival: arrival))
-        if let transport, feedback == .transportWide { unreported.append((transport, arrival)) }
+        if let transport, feedback == .transportWide || feedback == .transportWideNackingWhatItHad {
+            unreported.append((transport, arrival))
+        }
         guard feedback != .none, let arrival else { return }
-        if feedback == .nacksAhead || feedback == .nacksJustHad {
+        if feedback == .nacksAhead || feedback == .nacksJustHad || feedback == .transportWideNackingWhatItHad {
             guard bytes[1] & 0x80 != 0 else { return }
-            let asked = feedback == .nacksAhead ? [sequence &- 1, sequence &+ 1, sequence &+ 2] : [sequence &- 2, sequence &- 1]
+            let asked = switch feedback {
+            case .nacksAhead: [sequence &- 1, sequence &+ 1, sequence &+ 2]
+            case .nacksJustHad: [sequence &- 2, sequence &- 1]
+            default: [sequence &- 20]
+            }
             outgoing.append((arrival + link.propagationDelay,
                              .genericNACK(GenericNACK(senderSSRC: 0x5EED, mediaSSRC: ssrc, lostSequenceNumbers: asked))))
             return
@@ -196,7 +205,8 @@ final class SimulatedPeer: @unchecked Sendable {
         defer { condition.unlock() }
         while !stopping {
             let now = clock.now
-            if feedback == .transportWide, now >= nextFeedback {
+            let transportWide = feedback == .transportWide || feedback == .transportWideNackingWhatItHad
+            if transportWide, now >= nextFeedback {
                 reportTransportWide(now: now)
                 nextFeedback = now + .milliseconds(Int64.random(in: 50...100, using: &random))
             }
@@ -204,7 +214,7 @@ final class SimulatedPeer: @unchecked Sendable {
             outgoing.removeAll { $0.at <= now }
             for item in due { deliver(item.packet) }
             var wake = outgoing.map(\.at).min() ?? now + .seconds(1)
-            if feedback == .transportWide { wake = min(wake, nextFeedback) }
+            if transportWide { wake = min(wake, nextFeedback) }
             condition.wait(until: wake)
         }
     }
