@@ -70,8 +70,12 @@ public struct PacketHistory: Sendable {
     }
 
     @discardableResult
-    public mutating func store(_ packet: [UInt8], sequenceNumber: UInt16, at time: Instant = .zero) -> Bool {
-        packet.withUnsafeBytes { store($0, sequenceNumber: sequenceNumber, at: time) }
+    public mutating func store(
+        _ packet: [UInt8], sequenceNumber: UInt16, at time: Instant = .zero, transportSequenceNumber: UInt16? = nil
+    ) -> Bool {
+        packet.withUnsafeBytes {
+            store($0, sequenceNumber: sequenceNumber, at: time, transportSequenceNumber: transportSequenceNumber)
+        }
     }
 
     /// What became of the packet a NACK asks for. A receiver knows a packet

@@ -41,4 +41,18 @@ struct SentPacketLogTests {
         for _ in 0..<40 { _ = log.record(size: 1200, at: .zero, kind: .media) }
         #expect(log.match(Self.feedback(base: 0, deltas: [Int16?](repeating: 1, count: 40))).map(\.sequenceNumber) == Array(24..<40))
     }
+
+    @Test func whetherAPacketArrived_isKnownOnlyOnceFeedbackTold() {
+        // 65540 packets sent, so the numbers asked about have wrapped; feedback on 65530…65535
+        // says 65532 was lost.
+        var log = SentPacketLog()
+        for _ in 0..<65_540 { _ = log.record(size: 1200, at: .zero, kind: .media) }
+        #expect(log.arrived(65_531) == nil)
+        _ = log.match(Self.feedback(base: 65_530, deltas: [4, 4, nil, 4, 4, 4]))
+        #expect(log.arrived(65_531) == true)
+        #expect(log.arrived(65_532) == false)
+        #expect(log.arrived(1) == nil, "not told of yet")
+        #expect(log.arrived(9) == nil, "never sent")
+    }
 }
+

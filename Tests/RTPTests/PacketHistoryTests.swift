@@ -20,6 +20,17 @@ struct PacketHistoryTests {
         #expect(history.packet(sequenceNumber: 102) == nil)
     }
 
+    @Test func keepsTheTransportWideNumberEachPacketWasSentWith() {
+        var history = PacketHistory(capacity: 8)
+        history.store([1], sequenceNumber: 100, transportSequenceNumber: 65_535)
+        history.store([2], sequenceNumber: 101)
+        #expect(history.transportSequenceNumber(of: 100) == 65_535)
+        #expect(history.transportSequenceNumber(of: 101) == nil, "sent without one")
+        history.store([3], sequenceNumber: 108, transportSequenceNumber: 7)
+        #expect(history.transportSequenceNumber(of: 100) == nil, "overwritten")
+        #expect(history.transportSequenceNumber(of: 108) == 7)
+    }
+
     @Test func overwrite_forgetsOldest() {
         var history = PacketHistory(capacity: 8)
         for seq in UInt16(0)..<9 { history.store([UInt8(seq)], sequenceNumber: seq) }
