@@ -12,7 +12,11 @@ import Media
 /// behind the one being repaired. If no keyframe follows within
 /// `repairGrace` after that window, one is made then: a receiver that asks
 /// only when it gives a packet up (rtpbin) does not ask again when the repair
-/// fails, and waited frozen for the next periodic keyframe, 8 s later.
+/// fails, and waited frozen for the next periodic keyframe, 8 s later. A
+/// request first made after the keyframe left, with nothing resent since that
+/// keyframe was made, is answered when its window ends: no repair is under
+/// way, and the receiver gave the keyframe up for coming too late (rtpbin
+/// does at its latency), which no retransmission mends.
 /// While the link is the limit, keyframes a receiver asks for are at least a
 /// second apart. Recovery's own requests (the watchdog, the ladder, the call
 /// client) keep the 300 ms rule only.
@@ -57,8 +61,11 @@ public struct KeyframeGate: Sendable {
     /// When the last keyframe's last packet left; nil while it is still queued.
     private var lastKeyframeSent: Instant?
     private var pending: (since: Instant, byRecovery: Bool)?
-    /// When a request left to a repair is answered if no keyframe came since.
-    private var afterRepair: Instant?
+    /// When the window of the first request left to a repair ends, and whether that request
+    /// came after the keyframe's last packet left; nil once a keyframe came.
+    private var leftToRepair: (windowEnds: Instant, afterKeyframeLeft: Bool)?
+    /// When a retransmission was last sent, to any receiver of the layer.
+    private var lastResend: Instant?
     public private(set) var requestsAnswered = 0
     /// Requests answered by a keyframe made or sent already, this included.
     public private(set) var requestsCoalesced = 0
@@ -73,7 +80,7 @@ public struct KeyframeGate: Sendable {
         if asker == .receiver, pending == nil, keyframeInFlight(at: now, repairWindow: repairWindow) {
             requestsCoalesced += 1
             requestsLeftToRepair += 1
-            afterRepair = afterRepair ?? now + repairWindow + Self.repairGrace
+            leftToRepair = leftToRepair ?? (now + repairWindow, lastKeyframeSent != nil)
             return
         }
         if let current = pending {
@@ -110,8 +117,16 @@ public struct KeyframeGate: Sendable {
             guard let lastKeyframe else { return .zero }
             return lastKeyframe + Self.spacing(linkLimited: linkLimited && !pending.byRecovery)
         }
-        guard let afterRepair else { return nil }
-        return max(afterRepair, (lastKeyframe ?? .zero) + Self.spacing(linkLimited: linkLimited))
+        guard let leftToRepair else { return nil }
+        let repairing = lastResend.map { $0 >= lastKeyframe ?? .zero } ?? false
+        let answered = leftToRepair.afterKeyframeLeft && !repairing
+            ? leftToRepair.windowEnds : leftToRepair.windowEnds + Self.repairGrace
+        return max(answered, (lastKeyframe ?? .zero) + Self.spacing(linkLimited: linkLimited))
+    }
+
+    /// A retransmission is sent, to a receiver of this layer.
+    public mutating func resent(at now: Instant) {
+        lastResend = now
     }
 
     private static func spacing(linkLimited: Bool) -> Duration {
@@ -120,9 +135,9 @@ public struct KeyframeGate: Sendable {
 
     /// The encoder made an IDR (asked for or not): pending requests are answered.
     public mutating func keyframeEncoded(at now: Instant) {
-        if pending != nil || afterRepair != nil { requestsAnswered += 1 }
+        if pending != nil || leftToRepair != nil { requestsAnswered += 1 }
         pending = nil
-        afterRepair = nil
+        leftToRepair = nil
         lastKeyframe = now
         framesSinceKeyframe = 0
         lastKeyframeSent = nil

@@ -127,6 +127,11 @@ package final class EncoderLayer: @unchecked Sendable {
         }
     }
 
+    /// A member resends what its receiver lost: a repair is under way.
+    func resent(at now: Instant) {
+        lock.withLock { state.gate.resent(at: now) }
+    }
+
     /// A member sent a keyframe's last packet.
     func keyframeLeft(at now: Instant) {
         lock.withLock { state.gate.keyframeSent(at: now) }

@@ -214,6 +214,7 @@ extension SenderConnection {
                                                    keyframe: false, kind: .retransmission, payloadLength: 0)))
             }
         }
+        if !resends.isEmpty { lock.withLock { layer }?.resent(at: now) }
         // The last first: they leave in order.
         for resend in resends.reversed() {
             _ = resend.bytes.withUnsafeBytes { bytes in
