@@ -237,7 +237,8 @@ package final class EncoderLayer: @unchecked Sendable {
                 continue
             }
             let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, target: target, codec: key.codec,
-                                         makeUpShortfall: lowest?.feed.seesQueueing ?? false, now: now, levelLimit: key.levelLimit)
+                                         makeUpShortfall: lowest?.feed.seesQueueing ?? false, resending: lowest?.feed.resending ?? 0,
+                                         now: now, levelLimit: key.levelLimit)
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
             let backlog = LayerState.backlog(delays: receivers.map { $0.feed.queue.delay }, awaitingKeyframe: awaiting)
             let held = !tooSoon && backlog.held

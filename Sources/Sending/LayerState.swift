@@ -11,6 +11,9 @@ struct LayerState {
     /// carries (RTP, extensions, SRTP, UDP, IP): the rest is room for
     /// retransmissions and x264's overshoot.
     static let encoderShare = 0.85
+    /// What of the target the encoder's own bits may come to: RTP, SRTP, UDP and IP headers
+    /// take about 5 % of a full packet.
+    static let payloadShare = 0.95
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
 
@@ -78,9 +81,11 @@ struct LayerState {
     /// at. A policy that lets frames fall skips frames rather than change the
     /// encoder's rate: a new rate would need a new encoder, and a keyframe.
     /// `makeUpShortfall`: the target is kept by queueing delay, so the encoder may be asked for more
-    /// than it is meant to send where it sends less (docs/behaviour.md §3.3).
+    /// than it is meant to send where it sends less (docs/behaviour.md §3.3), into the room that
+    /// `resending` (bits per second of retransmissions) leaves.
     mutating func plan(sourceWidth: Int, sourceHeight: Int, target: SendSideBandwidthEstimator.Target, codec: ReceiverConfig.Codec,
-                       makeUpShortfall: Bool, now: Instant, levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
+                       makeUpShortfall: Bool, resending: Double = 0, now: Instant,
+                       levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
         let encoderBitrate = Int(Double(target.bitrate) * LayerState.encoderShare)
         let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
         var limit = levelLimit
@@ -98,7 +103,14 @@ struct LayerState {
         if case .h264(let id) = codec { profile = id.profile }
         // Sizes and rates are chosen on what the encoder is meant to send; only the bitrate it is
         // given makes up for its shortfall.
-        let adjusted = Int(Double(encoderBitrate) * (makeUpShortfall ? rateAdjuster.factor : 1))
+        // Never past the target with retransmissions on top: after a link stepped down from 3 to
+        // 0.6 Mbit/s, encoder and retransmissions together sent 0.69–0.71 Mbit/s for a target of
+        // 0.59, the bottleneck's queue never drained, and each keyframe lost packets to it.
+        var adjusted = encoderBitrate
+        if makeUpShortfall {
+            let room = Double(target.bitrate) * Self.payloadShare - resending
+            adjusted = max(encoderBitrate, min(Int(Double(encoderBitrate) * rateAdjuster.factor), Int(room)))
+        }
         var settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: adjusted, target: target.bitrate,
                                                 profile: profile, favourDetail: share.policy == .detail,
                                                 screenContent: share.policy != .motion)

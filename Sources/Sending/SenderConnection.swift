@@ -170,6 +170,8 @@ public final class SenderConnection: @unchecked Sendable {
         let asksForKeyframes: Bool
         /// The target is kept by queueing delay (transport-wide feedback), not by loss alone.
         let seesQueueing: Bool
+        /// Bits per second resent to the receiver lately.
+        let resending: Double
     }
 
     /// `layer` feeds this receiver from now on, from its encoder `feed`'s next keyframe.
@@ -184,7 +186,8 @@ public final class SenderConnection: @unchecked Sendable {
         lock.withLock {
             Feed(transceiver: state.transceiver, queue: queue, target: state.bandwidth.target(at: now),
                  asksForKeyframes: state.plisReceived + state.firsReceived > 0,
-                 seesQueueing: state.bandwidth.feedbackKind == .transportWide)
+                 seesQueueing: state.bandwidth.feedbackKind == .transportWide,
+                 resending: state.retransmissionMeter.rate(at: now))
         }
     }
 

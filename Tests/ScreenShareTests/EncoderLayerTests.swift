@@ -253,9 +253,9 @@ struct LayerPlanTests {
         var state = LayerState(share: ShareParameters(policy: .balanced, fps: 30), started: .zero)
         state.keyframesMade = 1
         let target = SendSideBandwidthEstimator.Target(bitrate: 1_500_000, limit: .delay)
-        func plan(_ makeUp: Bool) -> EncoderSettings {
+        func plan(_ makeUp: Bool, resending: Double = 0) -> EncoderSettings {
             state.plan(sourceWidth: 1920, sourceHeight: 1080, target: target, codec: .h264(.chromiumDefault), makeUpShortfall: makeUp,
-                       now: .zero, levelLimit: nil).settings
+                       resending: resending, now: .zero, levelLimit: nil).settings
         }
         let meant = plan(false).bitrate
         #expect(meant == 1_275_000)
@@ -264,6 +264,10 @@ struct LayerPlanTests {
                                       at: .zero + .milliseconds(34 * frame))
         }
         #expect(plan(true).bitrate > meant && plan(true).bitrate <= Int(1.15 * Double(meant)), "\(plan(true))")
+        // Never past 0.95 of the target with retransmissions: 100 kbit/s of them leave room for
+        // 1.325 Mbit/s, 200 kbit/s for none beyond what the encoder is meant to send.
+        #expect(plan(true, resending: 100_000).bitrate == 1_325_000, "\(plan(true, resending: 100_000))")
+        #expect(plan(true, resending: 200_000).bitrate == meant)
         // With loss alone to say where the link ends, the shortfall is the margin the loss rules keep.
         #expect(plan(false).bitrate == meant)
         // Sizes are chosen on what the encoder is meant to send.
