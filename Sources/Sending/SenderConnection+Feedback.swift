@@ -118,9 +118,9 @@ extension SenderConnection {
     /// spent the retransmissions' fifth of the target on a link already full,
     /// with nothing lost.
     private func answer(_ nack: GenericNACK, now: Instant) {
-        let (roundTrip, transceiver, byTheClock) = lock.withLock {
+        let (roundTrip, transceiver, byTheClock, transportWide) = lock.withLock {
             (state.leastRoundTrip ?? state.bandwidth.leastTransportRoundTrip ?? .zero, state.transceiver,
-             state.receiverWaitsByTheClock)
+             state.receiverWaitsByTheClock, state.bandwidth.feedbackKind == .transportWide)
         }
         let tolerance = byTheClock ? .zero : roundTrip * ConnectionState.gapNackTolerance
         var overdue: [UInt16] = []
@@ -135,15 +135,19 @@ extension SenderConnection {
                 if fate == .unknown, transceiver.notNumberedYet(sequence) { ahead = true }
                 continue
             }
-            let stamped = history.withLock { $0.transportSequenceNumber(of: sequence) }
-            switch stamped.flatMap({ stamped in lock.withLock { state.bandwidth.heardArrived(transportSequenceNumber: stamped) } }) {
-            case true?:
-                arrived += 1
-            case nil where stamped != nil && lock.withLock({ state.bandwidth.feedbackKind == .transportWide }):
-                awaiting.append(.init(sequence: sequence, transportSequence: stamped ?? 0, ssrc: nack.mediaSSRC, since: now))
-            default:
-                overdue.append(sequence)
+            if transportWide, let stamped = history.withLock({ $0.transportSequenceNumber(of: sequence) }) {
+                switch lock.withLock({ state.bandwidth.heardArrived(transportSequenceNumber: stamped) }) {
+                case true?:
+                    arrived += 1
+                    continue
+                case nil:
+                    awaiting.append(.init(sequence: sequence, transportSequence: stamped, ssrc: nack.mediaSSRC, since: now))
+                    continue
+                case false?:
+                    break
+                }
             }
+            overdue.append(sequence)
         }
         let (resent, refused) = resend(overdue, ssrc: nack.mediaSSRC, transceiver: transceiver, now: now)
         // How long each waited beyond the round trip after its successor left. One whose successor
