@@ -11,9 +11,6 @@ struct LayerState {
     /// carries (RTP, extensions, SRTP, UDP, IP): the rest is room for
     /// retransmissions and x264's overshoot.
     static let encoderShare = 0.85
-    /// What of the target the encoder's own bits may come to: RTP, SRTP, UDP and IP headers
-    /// take about 5 % of a full packet.
-    static let payloadShare = 0.95
     /// Encoding that takes more than 80 % of the time leaves no room to catch up: the CPU is the limit.
     static let cpuBusyFraction = 0.8
 
@@ -103,13 +100,14 @@ struct LayerState {
         if case .h264(let id) = codec { profile = id.profile }
         // Sizes and rates are chosen on what the encoder is meant to send; only the bitrate it is
         // given makes up for its shortfall.
-        // Never past the target with retransmissions on top: after a link stepped down from 3 to
-        // 0.6 Mbit/s, encoder and retransmissions together sent 0.69–0.71 Mbit/s for a target of
-        // 0.59, the bottleneck's queue never drained, and each keyframe lost packets to it.
+        // The raise gives way to retransmissions: on top of the most it may ask, after a link
+        // stepped down from 3 to 0.6 Mbit/s, encoder and retransmissions together sent
+        // 0.69–0.71 Mbit/s for a target of 0.59, the bottleneck's queue never drained, and each
+        // keyframe lost packets to it.
         var adjusted = encoderBitrate
         if makeUpShortfall {
-            let room = Double(target.bitrate) * Self.payloadShare - resending
-            adjusted = max(encoderBitrate, min(Int(Double(encoderBitrate) * rateAdjuster.factor), Int(room)))
+            let most = Double(encoderBitrate) * EncoderRateAdjuster.largestFactor
+            adjusted = max(encoderBitrate, min(Int(Double(encoderBitrate) * rateAdjuster.factor), Int(most - resending)))
         }
         var settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: adjusted, target: target.bitrate,
                                                 profile: profile, favourDetail: share.policy == .detail,
