@@ -12,12 +12,12 @@ extension X11Tests {
             let source = X11Source(display: server.display, target: .screen, fps: 30)
             try source.start(sink.output())
             defer { source.stop() }
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
             #expect(region(sink.snapshot.last, x: 100, y: 100).allSatisfy { $0 == Colour.navy })
 
             // Nothing is drawn: only the pointer moves, and that alone makes a frame.
             try server.run("xdotool", "mousemove", "100", "100")
-            #expect(try await sink.wait { $0.frames >= 2 })
+            try #require(try await sink.wait { $0.frames >= 2 })
             let frame = sink.snapshot.last
             #expect(region(frame, x: 100, y: 100).contains { $0 != Colour.navy }, "cursor drawn near its hotspot")
             #expect(region(frame, x: 600, y: 440).allSatisfy { $0 == Colour.navy }, "and gone from where it was")

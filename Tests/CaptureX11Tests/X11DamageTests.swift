@@ -19,7 +19,7 @@ extension X11Tests {
             let source = X11Source(display: server.display, target: .screen, fps: 30)
             try source.start(sink.output(clock: clock))
             defer { source.stop() }
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
 
             // The first frame is in; then nothing is drawn for 3 s of the capture's clock, 90 looks.
             let idlesAtStart = sink.snapshot.idles
@@ -30,7 +30,7 @@ extension X11Tests {
 
             let before = still.events.count
             client.fillRoot(x: 10, y: 10, width: 50, height: 50, colour: Colour.orange)
-            #expect(try await sink.wait { $0.frames >= 2 })
+            try #require(try await sink.wait { $0.frames >= 2 })
             let after = sink.snapshot
             let idlesBeforeFrame = after.events[before...].prefix { if case .idle = $0 { true } else { false } }.count
             #expect(idlesBeforeFrame <= Damage.ticksToNotice)
@@ -46,7 +46,7 @@ extension X11Tests {
             let source = X11Source(display: server.display, target: .region(x: 0, y: 0, width: 200, height: 200), fps: 30)
             try source.start(sink.output(clock: clock))
             defer { source.stop() }
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
 
             // Fifteen looks after drawing outside the region, each of which could have captured it.
             let idlesBefore = sink.snapshot.idles
@@ -56,7 +56,7 @@ extension X11Tests {
             #expect(sink.snapshot.frames == 1)
 
             client.fillRoot(x: 150, y: 150, width: 100, height: 100, colour: Colour.green)
-            #expect(try await sink.wait { $0.frames >= 2 })
+            try #require(try await sink.wait { $0.frames >= 2 })
             let frame = sink.snapshot.last
             #expect(frame.width == 200 && frame.height == 200)
             #expect(frame.colour(x: 199, y: 199) == Colour.green)
@@ -77,18 +77,18 @@ extension X11Tests {
             let source = X11Source(display: server.display, target: .screen, fps: 1)
             try source.start(sink.output(clock: clock))
             defer { source.stop() }
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
 
             for n in 0..<3 {
                 // More than a period since the last capture, so the change may be captured at once;
                 // the look that fell due in between found nothing changed.
                 let idles = sink.snapshot.idles
                 clock.advance(by: .milliseconds(1100))
-                #expect(try await sink.wait { $0.idles > idles })
+                try #require(try await sink.wait { $0.idles > idles })
                 let frames = sink.snapshot.frames
                 let drawn = clock.now
                 client.fillRoot(x: 10 + 60 * n, y: 10, width: 50, height: 50, colour: n % 2 == 0 ? Colour.orange : Colour.green)
-                #expect(try await sink.wait { $0.frames > frames })
+                try #require(try await sink.wait { $0.frames > frames })
                 #expect(sink.snapshot.captureTimes.last == drawn, "captured with the clock where it stood, not at the next look")
                 #expect(sink.snapshot.last.colour(x: 10 + 60 * n, y: 10) == (n % 2 == 0 ? Colour.orange : Colour.green))
             }
@@ -105,19 +105,19 @@ extension X11Tests {
             let source = X11Source(display: server.display, target: .screen, fps: 2)
             try source.start(sink.output(clock: clock))
             defer { source.stop() }
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
             let idles = sink.snapshot.idles
             clock.advance(by: .milliseconds(700))
-            #expect(try await sink.wait { $0.idles > idles })
+            try #require(try await sink.wait { $0.idles > idles })
 
             client.fillRoot(x: 10, y: 10, width: 50, height: 50, colour: Colour.orange)
-            #expect(try await sink.wait { $0.frames >= 2 })
+            try #require(try await sink.wait { $0.frames >= 2 })
             client.fillRoot(x: 100, y: 10, width: 50, height: 50, colour: Colour.green)
             // The clock stands still: its damage event (under a millisecond on its way) must not
             // start a capture within the period, however long it is waited for here.
             #expect(try await !sink.wait(upTo: .milliseconds(300)) { $0.frames >= 3 })
             clock.advance(by: .milliseconds(500))
-            #expect(try await sink.wait { $0.frames >= 3 })
+            try #require(try await sink.wait { $0.frames >= 3 })
             let times = sink.snapshot.captureTimes
             #expect(times[2] - times[1] == .milliseconds(500))
             #expect(sink.snapshot.last.colour(x: 100, y: 10) == Colour.green)

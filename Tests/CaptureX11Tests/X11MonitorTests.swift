@@ -16,7 +16,7 @@ extension X11Tests {
             try source.start(sink.output())
             defer { source.stop() }
 
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
             let frame = sink.snapshot.last
             #expect(frame.width == 320 && frame.height == 480)
             #expect(frame.colour(x: 0, y: 0) == Colour.green && frame.colour(x: 319, y: 479) == Colour.green)

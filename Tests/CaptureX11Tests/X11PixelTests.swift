@@ -16,7 +16,7 @@ extension X11Tests {
             try source.start(sink.output())
             defer { source.stop() }
 
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
             let frame = sink.snapshot.last
             #expect(frame.width == 640 && frame.height == 480)
             #expect(frame.colour(x: 0, y: 0) == Colour.slate)
@@ -55,7 +55,7 @@ extension X11Tests {
             defer { source.stop() }
 
             #expect(source.frameSize == (1920, 1080))
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
             let frame = sink.snapshot.last
             #expect(frame.width == 1920 && frame.height == 1080)
             // A box filter over one colour gives that colour back, to within
@@ -76,7 +76,7 @@ extension X11Tests {
             try source.start(sink.output())
             defer { source.stop() }
 
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
             let frame = sink.snapshot.last
             #expect(frame.colour(x: 9, y: 20) == Colour.slate)
             #expect(frame.colour(x: 10, y: 20) == Colour.orange)

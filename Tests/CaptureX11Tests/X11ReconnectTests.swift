@@ -10,10 +10,10 @@ extension X11Tests {
             let source = X11Source(display: server.display, target: .screen, fps: 30)
             try source.start(sink.output())
             defer { source.stop() }
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
 
             server.stop()
-            #expect(try await sink.wait { $0.failure != nil })
+            try #require(try await sink.wait { $0.failure != nil })
             #expect(sink.snapshot.failure?.kind == .temporary)
 
             // What the watchdog's capture restart does, once the server is back.
@@ -21,7 +21,7 @@ extension X11Tests {
             source.stop()
             let framesBefore = sink.snapshot.frames
             try source.start(sink.output())
-            #expect(try await sink.wait { $0.frames > framesBefore })
+            try #require(try await sink.wait { $0.frames > framesBefore })
         }
     }
 }

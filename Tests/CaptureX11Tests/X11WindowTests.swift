@@ -15,19 +15,19 @@ extension X11Tests {
             try source.start(sink.output())
             defer { source.stop() }
 
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
             var frame = sink.snapshot.last
             #expect(frame.width == 200 && frame.height == 100)
             #expect(frame.colour(x: 0, y: 0) == Colour.orange && frame.colour(x: 199, y: 99) == Colour.orange)
 
             client.configure(window, x: 300, y: 200, width: 240, height: 160)
-            #expect(try await sink.wait { $0.last.width == 240 && $0.last.height == 160 })
+            try #require(try await sink.wait { $0.last.width == 240 && $0.last.height == 160 })
             frame = sink.snapshot.last
             #expect(frame.colour(x: 0, y: 0) == Colour.orange && frame.colour(x: 239, y: 159) == Colour.orange)
             #expect(source.frameSize == (240, 160))
 
             client.destroy(window)
-            #expect(try await sink.wait { $0.failure != nil })
+            try #require(try await sink.wait { $0.failure != nil })
             let failure = sink.snapshot.failure
             #expect(failure?.kind == .permanent)
             #expect(failure?.message == "The shared window was closed")
@@ -43,7 +43,7 @@ extension X11Tests {
             try source.start(sink.output())
             defer { source.stop() }
 
-            #expect(try await sink.wait { $0.frames >= 1 })
+            try #require(try await sink.wait { $0.frames >= 1 })
             let frame = sink.snapshot.last
             #expect(frame.width == 200 && frame.height == 100)
             #expect(frame.colour(x: 99, y: 79) == Colour.orange)
