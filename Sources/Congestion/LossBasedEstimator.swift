@@ -34,7 +34,8 @@ public struct LossBasedEstimator: Sendable {
     /// took it to 1.9–2.5 Mbit/s over a 1.5 Mbit/s link (rtpbin behind a tbf).
     static let pastLossShare = 1.1
     /// Past there, by how much the path changed nothing says: growth speeds up by 8 % a second
-    /// for each second without loss, to at most this. At 8 % a second the climb from a 0.6 Mbit/s
+    /// for each second without loss, to at most this. Under 0.9 of where it ran out, it speeds up
+    /// so from the last loss, and stops at 0.9 of it. At 8 % a second the climb from a 0.6 Mbit/s
     /// link stepped up to 1.5 took over 15 s into rtpbin behind a tbf.
     static let fastestIncreasePerSecond = 0.32
     /// Back off at most this often: the loss reported just after a back-off
@@ -72,6 +73,8 @@ public struct LossBasedEstimator: Sendable {
     private var lossOnset: Double?
     /// When growth passed `pastLossShare` of where the path last ran out, with no loss since.
     private var grownPastLossSince: Instant?
+    /// The last window that lost 2 % or more.
+    private var lastLoss: Instant?
     private var lastUpdate: Instant?
     private var lastDecrease: Instant?
 
@@ -99,7 +102,7 @@ public struct LossBasedEstimator: Sendable {
         let filled = sending / applicationShare
         lastLossRatio = loss
         defer { lastUpdate = now }
-        if loss >= Self.lowLoss { grownPastLossSince = nil }
+        if loss >= Self.lowLoss { (grownPastLossSince, lastLoss) = (nil, now) }
         // Behind a standing queue even a little loss is the bottleneck's tail drop: the queue is
         // full, so the rate is above the path however few of its drops the receiver asks for.
         if loss > Self.highLoss || (overrun && loss >= Self.lowLoss) {
@@ -130,18 +133,28 @@ public struct LossBasedEstimator: Sendable {
         } else if let lastUpdate {
             if let onset = lossOnset, filled > Self.pastLossShare * onset { (lossOnset, grownPastLossSince) = (nil, now) }
             let seconds = min(now - lastUpdate, Self.maxIncreaseInterval).inSeconds
-            let near = lossOnset.map { bitrate >= Self.nearLossShare * $0 } ?? false
-            let past = grownPastLossSince.map { (now - $0).inSeconds } ?? 0
-            let far = min(Self.increasePerSecond * (1 + past), Self.fastestIncreasePerSecond)
+            let band = lossOnset.map { Self.nearLossShare * $0 }
+            let near = band.map { bitrate >= $0 } ?? false
+            // Under where the path last ran out, nothing says it ran out lower: a back-off that
+            // halved from 2 to 1 Mbit/s into a 1.5 Mbit/s link (rtpbin behind a tbf) then took six
+            // seconds at 8 % a second to come back to 1.6, and the share used 73–75 % of the link.
+            let since = grownPastLossSince ?? (band == nil ? nil : lastLoss)
+            let far = min(Self.increasePerSecond * (1 + (since.map { (now - $0).inSeconds } ?? 0)),
+                          Self.fastestIncreasePerSecond)
             let perSecond = near
                 ? max(Self.nearLossIncreasePerSecond * bitrate,
                       AIMDRateControl.additiveIncreasePerSecond(at: bitrate, roundTrip: roundTrip))
                 : far * bitrate
-            let grown = bitrate + perSecond * seconds
+            var grown = bitrate + perSecond * seconds
+            if let band, bitrate < band { grown = min(grown, band) }
             let limit = Self.sendingHeadroom * filled + Self.sendingHeadroomFloor
             bitrate = min(grown, max(bitrate, limit))
         }
     }
+
+    /// The estimate stands above where the path last ran out, and what was sent since has not
+    /// shown the path carries more.
+    public var isAboveWhereThePathRanOut: Bool { lossOnset.map { bitrate > $0 } ?? false }
 
     /// Another estimate that sees the path as well says it carries `value`.
     public mutating func recover(to value: Double) {

@@ -47,10 +47,14 @@ public struct SendSideBandwidthEstimator: Sendable {
     public struct Target: Equatable, Sendable {
         public var bitrate: Int
         public var limit: Limit
+        /// False while the target stands above where loss last said the path ran out, and
+        /// nothing sent since has shown that the path carries more.
+        public var tried: Bool
 
-        public init(bitrate: Int, limit: Limit) {
+        public init(bitrate: Int, limit: Limit, tried: Bool = true) {
             self.bitrate = bitrate
             self.limit = limit
+            self.tried = tried
         }
     }
 
@@ -312,7 +316,7 @@ public struct SendSideBandwidthEstimator: Sendable {
             best = Target(bitrate: Int(delayEstimate.bitrate), limit: probing(at: now) ? .probing : .delay)
         }
         if Int(lossBased.bitrate) < best.bitrate {
-            best = Target(bitrate: Int(lossBased.bitrate), limit: .loss)
+            best = Target(bitrate: Int(lossBased.bitrate), limit: .loss, tried: !lossBased.isAboveWhereThePathRanOut)
         }
         best.bitrate = min(max(best.bitrate, Self.minimumBitrate), cap)
         return best

@@ -28,8 +28,9 @@ public struct BalancedSizer: Sendable {
 
     /// The scale to encode at now. `bitsPerPixel(s)` is what each pixel of a
     /// frame at scale `s` gets. A bitrate that is not yet a measurement of
-    /// the path (`settled` false: a probe is out) changes nothing.
-    public mutating func update(bitsPerPixel: (Double) -> Double, settled: Bool, at now: Instant) -> Double {
+    /// the path (`settled` false: a probe is out) changes nothing; one the
+    /// path has not been shown to carry (`tried` false) is no room to grow into.
+    public mutating func update(bitsPerPixel: (Double) -> Double, settled: Bool, tried: Bool = true, at now: Instant) -> Double {
         guard settled else { return scale }
         if bitsPerPixel(scale) < Self.stepDownBelow {
             scale = Self.largest(bitsPerPixel, getting: Self.landAt, atMost: scale)
@@ -37,7 +38,7 @@ public struct BalancedSizer: Sendable {
             return scale
         }
         for (index, candidate) in Self.scales.enumerated() {
-            roomSince[index] = candidate > scale && bitsPerPixel(candidate) >= Self.growAt ? roomSince[index] ?? now : nil
+            roomSince[index] = tried && candidate > scale && bitsPerPixel(candidate) >= Self.growAt ? roomSince[index] ?? now : nil
         }
         // A larger size keeps its count when Balanced grows to a smaller one on the way.
         if let grown = Self.scales.indices.first(where: { roomSince[$0].map { now - $0 >= Self.growHold } ?? false }) {

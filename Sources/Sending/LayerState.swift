@@ -91,7 +91,7 @@ struct LayerState {
         if share.policy == .balanced {
             let bits = EncodingPlan.balancedBitsPerPixel(policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
                                                          fps: share.fps, bitrate: encoderBitrate)
-            balancedScale = balanced.update(bitsPerPixel: bits, settled: target.limit != .probing, at: now)
+            balancedScale = balanced.update(bitsPerPixel: bits, settled: target.limit != .probing, tried: target.tried, at: now)
         }
         let plan = EncodingPlan.make(
             policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,

@@ -201,12 +201,13 @@ struct LossAndProbeTests {
         estimator.update(lossRatio: 0.05, sending: 1_000_000, at: .seconds(2))
         #expect(estimator.bitrate == 950_000)
         // The path ran out where 1.2 Mbit/s got through; 950 kbit/s is below 0.9 of that, so
-        // growth is 8 % a second (the 5 % with no queue says nothing of where it runs out).
+        // growth is 16 % a second, a second after the last loss (the 5 % with no queue says
+        // nothing of where it runs out), and stops at 0.9 of it.
         estimator.update(lossRatio: 0, sending: 950_000, at: .seconds(3))
-        #expect(abs(estimator.bitrate - 1_026_000) < 1)
+        #expect(abs(estimator.bitrate - 1_080_000) < 1)
         // Sending little: low loss lets it grow no further than 1.2 × what is sent.
         estimator.update(lossRatio: 0, sending: 200_000, at: .seconds(4))
-        #expect(abs(estimator.bitrate - 1_026_000) < 1)
+        #expect(abs(estimator.bitrate - 1_080_000) < 1)
         // 3 % told of from behind a full queue is the bottleneck's tail drop all the same: half.
         var undercounted = LossBasedEstimator(bitrate: 2_000_000)
         undercounted.update(lossRatio: 0.03, sending: 2_000_000, overrun: true, at: .seconds(1))
@@ -258,16 +259,18 @@ struct LossAndProbeTests {
         #expect(low.bitrate == 600_000)
         low.update(lossRatio: 0, sending: 600_000, roundTrip: .milliseconds(100), at: .seconds(2))
         #expect(abs(low.bitrate - (600_000 + 20_000.0 / 3 / 0.2)) < 1)
-        // A quarter lost: halved to 4 Mbit/s, but 6 Mbit/s got through, so
-        // 8 % a second up to 0.9 of that, then 2 %.
+        // A quarter lost: halved to 4 Mbit/s, but 6 Mbit/s got through, so growth speeds up
+        // with each second since that loss (16 % in the first, 24 % in the next) up to 0.9 of
+        // that, 5.4 Mbit/s, and is 2 % a second from there.
         var quarter = LossBasedEstimator(bitrate: 8_000_000)
         quarter.update(lossRatio: 0.25, sending: 8_000_000, overrun: true, at: .seconds(0))
         #expect(quarter.bitrate == 4_000_000)
-        for second in 1...4 { quarter.update(lossRatio: 0, sending: quarter.bitrate, at: .seconds(Double(second))) }
-        #expect(abs(quarter.bitrate - 4_000_000 * pow(1.08, 4)) < 1)
-        let near = quarter.bitrate
-        quarter.update(lossRatio: 0, sending: near, at: .seconds(5))
-        #expect(abs(quarter.bitrate - near * 1.02) < 1)
+        quarter.update(lossRatio: 0, sending: quarter.bitrate, at: .seconds(1))
+        #expect(abs(quarter.bitrate - 4_640_000) < 1)
+        quarter.update(lossRatio: 0, sending: quarter.bitrate, at: .seconds(2))
+        #expect(abs(quarter.bitrate - 5_400_000) < 1)
+        quarter.update(lossRatio: 0, sending: quarter.bitrate, at: .seconds(3))
+        #expect(abs(quarter.bitrate - 5_400_000 * 1.02) < 1)
         // No loss ever seen: 8 % a second.
         var fresh = LossBasedEstimator(bitrate: 1_000_000)
         fresh.update(lossRatio: 0, sending: 1_000_000, at: .seconds(1))
@@ -312,6 +315,22 @@ struct LossAndProbeTests {
         #expect(estimator.bitrate > 1.1 * 4_000_000 && 0.9 * expected < 1.1 * 4_000_000)
         estimator.update(lossRatio: 0, sending: 4_500_000, at: .seconds(11))
         #expect(abs(estimator.bitrate - expected * 1.08) < 1)
+    }
+
+    @Test func lossRules_anEstimateAboveWhereThePathRanOut_isUntriedUntilWhatIsSentPassesIt() {
+        // Half of 8 Mbit/s got through: at 4 Mbit/s the estimate is where the path ran out, and
+        // tried; a second's growth takes it above, untried, and so it stays while what is sent
+        // stays under 1.1 of that; sending 4.5 Mbit/s without loss shows the path carries more.
+        var estimator = LossBasedEstimator(bitrate: 8_000_000)
+        #expect(!estimator.isAboveWhereThePathRanOut, "no loss yet, so nowhere the path ran out")
+        estimator.update(lossRatio: 0.5, sending: 8_000_000, overrun: true, at: .seconds(0))
+        #expect(!estimator.isAboveWhereThePathRanOut)
+        estimator.update(lossRatio: 0, sending: 4_000_000, at: .seconds(1))
+        #expect(estimator.isAboveWhereThePathRanOut)
+        estimator.update(lossRatio: 0, sending: 4_300_000, at: .seconds(2))
+        #expect(estimator.isAboveWhereThePathRanOut)
+        estimator.update(lossRatio: 0, sending: 4_500_000, at: .seconds(3))
+        #expect(!estimator.isAboveWhereThePathRanOut)
     }
 
     @Test func applicationLimit_entersBelow65PercentAndLeavesAbove80() {

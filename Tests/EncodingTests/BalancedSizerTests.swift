@@ -54,4 +54,20 @@ struct BalancedSizerTests {
         #expect(sizer.update(bitsPerPixel: Self.bits(255_000), settled: false, at: .zero) == 1)
         #expect(sizer.update(bitsPerPixel: Self.bits(255_000), settled: true, at: .seconds(0.2)) == 1.0 / 3.0)
     }
+
+    @Test func aBitrateThePathWasNotShownToCarry_isNoRoomToGrowInto() {
+        // At 1/2 after a fall; from 10 s 4 Mbit/s, above where the path last ran out until 13 s:
+        // those three seconds count for nothing, and full size comes at 18 s, not 15.
+        var sizer = BalancedSizer()
+        _ = sizer.update(bitsPerPixel: Self.bits(720_000), settled: true, at: .zero)
+        var grewAt: Double?
+        for tenth in 100...200 {
+            let t = Double(tenth) / 10
+            let scale = sizer.update(bitsPerPixel: Self.bits(4_000_000), settled: true, tried: t >= 13, at: .seconds(t))
+            if scale == 1, grewAt == nil { grewAt = t }
+        }
+        #expect(grewAt == 18, "\(String(describing: grewAt))")
+        // An untried bitrate still steps down: it is lower than the size in use needs.
+        #expect(sizer.update(bitsPerPixel: Self.bits(720_000), settled: true, tried: false, at: .seconds(21)) == 0.5)
+    }
 }
