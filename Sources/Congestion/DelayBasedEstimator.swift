@@ -33,9 +33,10 @@ public struct DelayBasedEstimator: Sendable {
     /// the feedback counts, even if the last group looked calm. Probe
     /// packets are left out: they leave faster than the path on purpose, and
     /// their own measurement (`ProbeResultEstimator`) says what they found.
+    /// `queueDraining`: the sender put less on the path lately than the path delivered.
     public mutating func update(
-        _ entries: [SentPacketLog.Entry], acknowledged: Double?, roundTrip: Duration, applicationLimited: Bool,
-        at now: Instant
+        _ entries: [SentPacketLog.Entry], acknowledged: Double?, queueDraining: Bool = false, roundTrip: Duration,
+        applicationLimited: Bool, at now: Instant
     ) {
         var sawOveruse = false
         var sawDelta = false
@@ -51,6 +52,11 @@ public struct DelayBasedEstimator: Sendable {
         }
         guard sawDelta else { return }
         usage = sawOveruse ? .overusing : detector.state
+        // Less going in than coming out: the queue shrinks, whatever the trend of the groups before
+        // it says, and what is delivered then is what was sent, not the path. After a step from 3 to
+        // 0.6 Mbit/s, a back-off 0.8 s on took 0.35 Mbit/s delivered while the sender had paused for
+        // a new size's keyframe, and the target stood at half the link for 5–7 s.
+        if usage == .overusing, queueDraining { usage = .underusing }
         // Held as while a queue drains: no growth, and no back-off that only the trend would call for.
         if usage == .normal, let standing = queue.standing, standing > Self.standingQueueLimit { usage = .underusing }
         let before = rateControl.bitrate

@@ -257,8 +257,11 @@ public struct SendSideBandwidthEstimator: Sendable {
             probes.resultMeasured(bitrate, of: result.cluster, cap: ceiling(at: now))
         }
         countTransportLoss(entries, at: now)
+        let draining = log.acknowledgedBitrate.map {
+            log.sentBitrate(over: SentPacketLog.acknowledgedWindow, at: now) < $0
+        } ?? false
         delayEstimate.update(
-            entries, acknowledged: deliveredAsTarget, roundTrip: roundTrip,
+            entries, acknowledged: deliveredAsTarget, queueDraining: draining, roundTrip: roundTrip,
             applicationLimited: applicationLimit.isLimited, at: now)
         delayEstimate.limit(to: ceiling(at: now), at: now)
         lowSinceProbe = min(lowSinceProbe, delayEstimate.bitrate)

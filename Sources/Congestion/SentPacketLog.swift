@@ -99,6 +99,20 @@ public struct SentPacketLog: Sendable {
         acknowledged.removeFirst(stale)
     }
 
+    /// Bits per second put on the transport over the last `window` up to `now`, of every kind:
+    /// all of it queues at a bottleneck.
+    public func sentBitrate(over window: Duration, at now: Instant) -> Double {
+        var bytes = 0
+        var sequence = nextSequenceNumber - 1
+        while sequence >= max(0, nextSequenceNumber - Int64(ring.count)),
+              let entry = ring[Int(sequence % Int64(ring.count))], entry.sequenceNumber == sequence,
+              now - entry.sendTime <= window {
+            bytes += entry.size
+            sequence -= 1
+        }
+        return Double(bytes * 8) / window.inSeconds
+    }
+
     /// Bits per second that reached the receiver over the last quarter second
     /// of arrivals; nil until enough has arrived to say.
     public var acknowledgedBitrate: Double? {

@@ -88,7 +88,10 @@ struct DelayDetectionTests {
 
     /// Ten seconds of feedback, every 100 ms, on packets sent every 10 ms whose queueing delay at
     /// `seconds` into the run is `queue(seconds)` ms; the estimate at each whole second.
-    static func estimates(queue: (Double) -> Double) -> [Double] {
+    /// `acknowledged`: the delivered rate each feedback tells of; `draining`: whether less was
+    /// sent lately than that.
+    static func estimates(acknowledged: Double = 10_000_000, draining: Bool = false,
+                          queue: (Double) -> Double) -> [Double] {
         var estimator = DelayBasedEstimator(bitrate: 1_000_000)
         var estimates: [Double] = []
         for feedback in 1...100 {
@@ -98,8 +101,8 @@ struct DelayDetectionTests {
                 return SentPacketLog.Entry(sequenceNumber: Int64(feedback * 10 + i), size: 1200, sendTime: sent, kind: .media,
                                            arrival: (sent - .zero) + .milliseconds(50) + .microseconds(Int64(queue(seconds) * 1000)))
             }
-            estimator.update(entries, acknowledged: 10_000_000, roundTrip: .milliseconds(100), applicationLimited: false,
-                             at: .zero + .milliseconds(Int64(feedback * 100 + 50)))
+            estimator.update(entries, acknowledged: acknowledged, queueDraining: draining, roundTrip: .milliseconds(100),
+                             applicationLimited: false, at: .zero + .milliseconds(Int64(feedback * 100 + 50)))
             if feedback % 10 == 0 { estimates.append(estimator.bitrate) }
         }
         return estimates
@@ -113,6 +116,18 @@ struct DelayDetectionTests {
         #expect(empty[9] > 1.4 * empty[4], "with no queue it grows: \(empty.map { Int($0 / 1000) })")
         #expect(filling[4] == empty[4], "under 60 ms the queue changes nothing: \(filling.map { Int($0 / 1000) })")
         #expect(filling[9] == filling[6], "from 6 s the queue stands over 60 ms: \(filling.map { Int($0 / 1000) })")
+    }
+
+    @Test func overuseWhileLessIsSentThanDelivered_holdsInsteadOfBackingOff() {
+        // A queue growing 100 ms a second from 2 s: overuse, and a back-off to 0.85 of the 800 kbit/s
+        // delivered. Told that less was sent lately than that, the queue is draining whatever the
+        // trend of the groups before says, and what was delivered is the sender's, not the path's:
+        // the estimate holds.
+        let growing: (Double) -> Double = { $0 >= 2 ? 100 * ($0 - 2) : 0 }
+        let backedOff = Self.estimates(acknowledged: 800_000, queue: growing)
+        let held = Self.estimates(acknowledged: 800_000, draining: true, queue: growing)
+        #expect(backedOff[9] <= 680_000, "\(backedOff.map { Int($0 / 1000) })")
+        #expect(held.allSatisfy { $0 == 1_000_000 }, "\(held.map { Int($0 / 1000) })")
     }
 
     @Test func standingQueue_isTheLeastWaitOverHalfASecond_notABurstsPeak() {

@@ -36,6 +36,17 @@ struct SentPacketLogTests {
         #expect(abs(log.acknowledgedBitrate! - 1_200_000) < 1)
     }
 
+    @Test func sentBitrate_isEveryKindSentOverTheWindow() {
+        // A 1200-byte packet every 10 ms for a second, media and probes alike: 960 kbit/s over the
+        // last quarter second; none sent in the quarter second after the last.
+        var log = SentPacketLog()
+        for i in 0..<100 {
+            _ = log.record(size: 1200, at: .zero + .milliseconds(Int64(10 * i)), kind: i % 2 == 0 ? .media : .probe(cluster: 1))
+        }
+        #expect(abs(log.sentBitrate(over: .milliseconds(250), at: .zero + .milliseconds(995)) - 960_000) < 1)
+        #expect(log.sentBitrate(over: .milliseconds(250), at: .zero + .milliseconds(1300)) == 0)
+    }
+
     @Test func ringForgetsTheOldest() {
         var log = SentPacketLog(capacity: 16)
         for _ in 0..<40 { _ = log.record(size: 1200, at: .zero, kind: .media) }
