@@ -76,8 +76,10 @@ final class X11Capture: @unchecked Sendable {
     var frameSize: (width: Int, height: Int) { CaptureLimits.capped(width: area.width, height: area.height) }
 
     /// Captures a frame if anything changed within the shared area, else
-    /// reports idle. Returns whether a frame was captured.
-    func tick(_ frame: UInt64, output: CaptureOutput) -> Bool {
+    /// reports idle. Returns whether a frame was captured. `sized` is told the
+    /// frame size once the window's geometry is read, before any frame of that
+    /// size reaches `output`, so whoever asks the size after a frame gets its size.
+    func tick(_ frame: UInt64, output: CaptureOutput, sized: ((width: Int, height: Int)) -> Void) -> Bool {
         guard !ended else { return false }
         guard !connection.isBroken else { return end(connection.lostError, output) }
         var moved = false
@@ -94,6 +96,7 @@ final class X11Capture: @unchecked Sendable {
                 shown = false
             }
         }
+        sized(frameSize)
         let (damaged, cursorShapeChanged) = watcher.take(within: area)
         if cursorShapeChanged { cursor?.shapeChanged() }
         let cursorChanged = cursor?.update(within: area) ?? false

@@ -65,10 +65,7 @@ public final class X11Source: CaptureSource {
             $0.windowTitle = capture.windowTitle
         }
         ticker.start(on: output.clock) { [self] frame in
-            let captured = capture.tick(frame, output: output)
-            let size = capture.frameSize
-            state.withLock { $0.frameSize = size }
-            return captured
+            capture.tick(frame, output: output) { size in state.withLock { $0.frameSize = size } }
         }
         capture.watch { [ticker] in ticker.wake() }
     }

@@ -36,9 +36,17 @@ final class RecordingSink: CaptureSink {
     }
 
     let state = Mutex(State())
+    /// A wake for whatever the capture delivers, so a wait re-checks at once rather than polling.
+    /// Only the newest is kept: a waiter wants to know that something came, not how much.
+    private let deliveries: AsyncStream<Void>
+    private let delivered: AsyncStream<Void>.Continuation
+
+    init() {
+        (deliveries, delivered) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
 
     func captured(_ surface: Surface) {
-        state.withLock { state in
+        record { state in
             state.last.width = surface.width
             state.last.height = surface.height
             state.last.pixels = Array(UnsafeBufferPointer(
@@ -48,23 +56,35 @@ final class RecordingSink: CaptureSink {
     }
 
     func captureIdle() {
-        state.withLock { $0.events.append(.idle) }
+        record { $0.events.append(.idle) }
     }
 
     func captureFailed(_ error: CaptureError) {
-        state.withLock { $0.events.append(.failure(error)) }
+        record { $0.events.append(.failure(error)) }
+    }
+
+    private func record(_ change: (inout State) -> Void) {
+        state.withLock { change(&$0) }
+        delivered.yield()
     }
 
     var snapshot: State { state.withLock { $0 } }
 
-    /// Waits until `condition` holds, or `timeout` passes; returns whether it held.
+    /// Waits until `condition` holds, or `timeout` passes; returns whether it held. The condition
+    /// is checked as each delivery comes; the deadline wakes the wait once, to give up.
     func wait(upTo timeout: Duration = .seconds(3), until condition: (State) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if state.withLock({ condition($0) }) { return true }
-            try await Task.sleep(for: .milliseconds(5))
+        let alarm = Task { [delivered] in
+            try await Task.sleep(until: deadline, clock: .continuous)
+            delivered.yield()
         }
-        return state.withLock { condition($0) }
+        defer { alarm.cancel() }
+        var wakes = deliveries.makeAsyncIterator()
+        while !state.withLock({ condition($0) }) {
+            guard ContinuousClock.now < deadline else { return false }
+            _ = await wakes.next()
+        }
+        return true
     }
 
     /// An output into a pool as large as a share's (1920×1920 surfaces, so windows can grow).
