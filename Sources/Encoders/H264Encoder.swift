@@ -78,6 +78,10 @@ public final class H264Encoder: @unchecked Sendable {
         p.i_level_idc = Int32(s.level.idc)
         p.i_log_level = X264_LOG_ERROR
         p.rc.i_rc_method = X264_RC_ABR
+        // Each frame may say which macroblocks are the same as the frame before
+        // (`UnchangedMacroblocks`); x264 skips those without a search when the
+        // previous frame coded them at least as finely as this one would.
+        p.analyse.b_mb_info = 1
         H264Encoder.applyRate(s, to: &p)
         if let initial = s.initialBufferBits {
             // x264 takes a fraction of the buffer, and no less than one frame period of the rate.
@@ -125,9 +129,18 @@ public final class H264Encoder: @unchecked Sendable {
     /// hears the frame as it is made — whole NAL units in decoding order,
     /// `endsFrame` on the last — from x264's threads, one call at a time,
     /// during this call only. The frame returned is all of those parts.
+    /// `unchanged`, when given, compares this picture with the one this
+    /// encoder was given last.
     public func encode(_ picture: I420Picture, rtpTimestamp: UInt32, pts: Int64, keyframe: Bool,
+                       unchanged: UnchangedMacroblocks? = nil,
                        parts: EncodedParts = { _, _, _ in }) throws(CodecError) -> EncodedFrame? {
         precondition(picture.width == settings.width && picture.height == settings.height)
+        if let unchanged {
+            precondition(unchanged.columns == (settings.width + 15) / 16 && unchanged.rows == (settings.height + 15) / 16)
+        }
+        // x264 reads the map during this call only: the frame is encoded before it returns.
+        input.prop.mb_info = unchanged?.map
+        input.prop.mb_info_free = nil
         input.i_type = keyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
         input.i_pts = pts
         input.img.i_stride = (Int32(picture.strideY), Int32(picture.strideUV), Int32(picture.strideUV), 0)

@@ -4,9 +4,12 @@ import Media
 import YUV
 import ControlProtocol
 
-/// One encoder generation: the codec instance and its picture buffer, used
+/// One encoder generation: the codec instance and its picture buffers, used
 /// only on the encode thread it was made for. A fresh encoder is a new one;
 /// the stream it feeds (its transceiver) carries on.
+///
+/// Two pictures take turns, so the one the codec was given last is still
+/// there to say which macroblocks of the next are unchanged (no copy).
 final class FrameEncoder: @unchecked Sendable {
     // Safety: used only on its connection's encode thread.
     let generation: Int
@@ -14,6 +17,10 @@ final class FrameEncoder: @unchecked Sendable {
     private var encoder: VideoEncoder?
     private let converter = PixelConverter()
     private var picture = I420Picture(width: 16, height: 16)
+    /// What the codec was given last; nil when there is none to compare with
+    /// (a new codec instance has its own first frame).
+    private var previous: I420Picture?
+    private let unchanged = UnchangedMacroblocks()
 
     init(codec: ReceiverConfig.Codec, generation: Int) {
         self.codec = codec
@@ -38,6 +45,7 @@ final class FrameEncoder: @unchecked Sendable {
         encoder = nil
         encoder = try VideoEncoder(codec, settings: wanted)
         picture.resize(width: wanted.width, height: wanted.height)
+        previous = nil
     }
 
     /// The generation is over: its codec instance and picture are freed now,
@@ -45,6 +53,7 @@ final class FrameEncoder: @unchecked Sendable {
     func close() {
         encoder = nil
         picture = I420Picture(width: 16, height: 16)
+        previous = nil
     }
 
     /// Encodes `surface` as the picture at `timestamp`, handing it to
@@ -52,6 +61,22 @@ final class FrameEncoder: @unchecked Sendable {
     func encode(_ surface: Surface, timestamp: UInt32, keyframe: Bool, parts: EncodedParts) throws(CodecError) -> EncodedFrame? {
         guard let encoder else { return nil }
         converter.convert(surface, into: picture)
-        return try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe, parts: parts)
+        var compared: UnchangedMacroblocks?
+        if let previous, encoder.takesUnchangedMacroblocks {
+            unchanged.compare(picture, with: previous)
+            compared = unchanged
+        }
+        let frame: EncodedFrame?
+        do {
+            frame = try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe, unchanged: compared, parts: parts)
+        } catch {
+            // What the codec kept of a failed call is unknown: compare with nothing.
+            previous = nil
+            throw error
+        }
+        let given = picture
+        picture = previous ?? I420Picture(width: given.width, height: given.height)
+        previous = given
+        return frame
     }
 }

@@ -30,12 +30,21 @@ enum VideoEncoder {
         }
     }
 
+    /// Whether `encode` reads which macroblocks are unchanged: x264 skips
+    /// them; libvpx has no way to be told.
+    var takesUnchangedMacroblocks: Bool {
+        if case .h264 = self { return true }
+        return false
+    }
+
     /// Encodes `picture`, handing it to `parts` as it is made: slice by slice
     /// for H.264, whole for VP8.
-    func encode(_ picture: I420Picture, rtpTimestamp: UInt32, keyframe: Bool, parts: EncodedParts) throws(CodecError) -> EncodedFrame? {
+    func encode(_ picture: I420Picture, rtpTimestamp: UInt32, keyframe: Bool, unchanged: UnchangedMacroblocks?,
+                parts: EncodedParts) throws(CodecError) -> EncodedFrame? {
         switch self {
         case .h264(let e):
-            return try e.encode(picture, rtpTimestamp: rtpTimestamp, pts: Int64(rtpTimestamp), keyframe: keyframe, parts: parts)
+            return try e.encode(picture, rtpTimestamp: rtpTimestamp, pts: Int64(rtpTimestamp), keyframe: keyframe,
+                                unchanged: unchanged, parts: parts)
         case .vp8(let e):
             let frame = try e.encode(picture, rtpTimestamp: rtpTimestamp, keyframe: keyframe)
             if let frame { parts(frame.bytes, true, frame.isKeyframe) }
