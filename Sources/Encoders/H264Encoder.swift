@@ -80,7 +80,8 @@ public final class H264Encoder: @unchecked Sendable {
         p.rc.i_rc_method = X264_RC_ABR
         // Each frame may say which macroblocks are the same as the frame before
         // (`UnchangedMacroblocks`); x264 skips those without a search when the
-        // previous frame coded them at least as finely as this one would.
+        // previous frame coded them at least as finely as this one would
+        // (docs/behaviour.md §3.6).
         p.analyse.b_mb_info = 1
         H264Encoder.applyRate(s, to: &p)
         if let initial = s.initialBufferBits {
