@@ -141,7 +141,6 @@ public final class H264Encoder: @unchecked Sendable {
         }
         // x264 reads the map during this call only: the frame is encoded before it returns.
         input.prop.mb_info = unchanged?.map
-        input.prop.mb_info_free = nil
         input.i_type = keyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
         input.i_pts = pts
         input.img.i_stride = (Int32(picture.strideY), Int32(picture.strideUV), Int32(picture.strideUV), 0)

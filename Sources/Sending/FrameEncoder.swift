@@ -61,14 +61,14 @@ final class FrameEncoder: @unchecked Sendable {
     func encode(_ surface: Surface, timestamp: UInt32, keyframe: Bool, parts: EncodedParts) throws(CodecError) -> EncodedFrame? {
         guard let encoder else { return nil }
         converter.convert(surface, into: picture)
-        var compared: UnchangedMacroblocks?
-        if let previous, encoder.takesUnchangedMacroblocks {
-            unchanged.compare(picture, with: previous)
-            compared = unchanged
+        guard encoder.takesUnchangedMacroblocks else {
+            return try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe, unchanged: nil, parts: parts)
         }
+        if let previous { unchanged.compare(picture, with: previous) }
         let frame: EncodedFrame?
         do {
-            frame = try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe, unchanged: compared, parts: parts)
+            frame = try encoder.encode(picture, rtpTimestamp: timestamp, keyframe: keyframe,
+                                       unchanged: previous == nil ? nil : unchanged, parts: parts)
         } catch {
             // What the codec kept of a failed call is unknown: compare with nothing.
             previous = nil

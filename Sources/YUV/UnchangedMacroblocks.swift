@@ -26,20 +26,17 @@ public final class UnchangedMacroblocks: @unchecked Sendable {
 
     public var count: Int { columns * rows }
 
-    /// Compares `current` with `previous` (the same size) and returns how
-    /// many macroblocks are unchanged. Blocks at the right and bottom edges
-    /// cover only the pixels inside the picture: an encoder pads them from
-    /// those pixels, so equal inside means equal padded.
-    @discardableResult
-    public func compare(_ current: I420Picture, with previous: I420Picture) -> Int {
+    /// How many macroblocks the last comparison found unchanged.
+    public var unchangedCount: Int { (0..<count).reduce(0) { $0 + Int(map[$1]) } }
+
+    /// Compares `current` with `previous` (the same size). Blocks at the right
+    /// and bottom edges cover only the pixels inside the picture: an encoder
+    /// pads them from those pixels, so equal inside means equal padded.
+    public func compare(_ current: I420Picture, with previous: I420Picture) {
         precondition(current.width == previous.width && current.height == previous.height)
         columns = (current.width + 15) / 16
         rows = (current.height + 15) / 16
-        if count > capacity {
-            map.deallocate()
-            map = .allocate(capacity: count)
-            capacity = count
-        }
+        Self.fit(&map, capacity: &capacity, to: count)
         map.update(repeating: 1, count: count)
         let chromaWidth = (current.width + 1) / 2
         let chromaHeight = (current.height + 1) / 2
@@ -53,9 +50,14 @@ public final class UnchangedMacroblocks: @unchecked Sendable {
             markChanged(marks, block: 8, lines: chromaLines, width: chromaWidth,
                         current.planeV, previous.planeV, stride: current.strideUV)
         }
-        var unchanged = 0
-        for index in 0..<count where map[index] != 0 { unchanged += 1 }
-        return unchanged
+    }
+
+    /// Reallocates `storage` only when `needed` no longer fits; what it held is not kept.
+    private static func fit<Element>(_ storage: inout UnsafeMutablePointer<Element>, capacity: inout Int, to needed: Int) {
+        guard needed > capacity else { return }
+        storage.deallocate()
+        storage = .allocate(capacity: needed)
+        capacity = needed
     }
 
     /// Clears the mark of every block in one row of blocks whose pixels differ
@@ -66,11 +68,7 @@ public final class UnchangedMacroblocks: @unchecked Sendable {
                              _ current: UnsafeMutablePointer<UInt8>, _ previous: UnsafeMutablePointer<UInt8>,
                              stride: Int) {
         let words = width / 8
-        if words > differenceCapacity {
-            differences.deallocate()
-            differences = .allocate(capacity: words)
-            differenceCapacity = words
-        }
+        Self.fit(&differences, capacity: &differenceCapacity, to: words)
         differences.update(repeating: 0, count: words)
         for line in lines {
             let a = UnsafeRawPointer(current + line * stride)
