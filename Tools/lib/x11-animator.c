@@ -1,6 +1,6 @@
 /* x11-animator — draws on an X display's root window for Tools/bench --x11.
  *
- *   x11-animator :N [--fps 30] [--still | --changes]
+ *   x11-animator :N [--fps 30] [--still | --changes | --frames]
  *
  * Moving (the default): FPS times a second, a page of "text" (dark word-shaped
  * rectangles on white lines) scrolled up by 4 pixels, and a 480x320 "window"
@@ -17,6 +17,11 @@
  * T0 just before the request is sent, T1 once the server has done it (after
  * a round trip), both CLOCK_REALTIME in seconds, which is the clock of the
  * kernel's receive timestamps (SO_TIMESTAMPNS).
+ * --frames: raw bgr0 frames of the screen's size read from stdin
+ * (`screenshare frames`, which stamps each with its number), FPS times a
+ * second; each is put into a pixmap and then copied onto the root in one
+ * request, so a capture sees a whole frame and its stamp names it, and a
+ * receiver's --quality can score what a sender captured from a real X server.
  *
  * Build: gcc -O2 -o x11-animator x11-animator.c -lxcb
  */
@@ -83,6 +88,17 @@ static void round_trip(xcb_connection_t *c) {
     free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL));
 }
 
+/* Sleeps until the next frame is due, `next` moved on by a frame period. */
+static void pace(double *next, int fps) {
+    *next += 1.0 / fps;
+    double wait = *next - now();
+    if (wait > 0) {
+        usleep((useconds_t)(wait * 1e6));
+    } else if (wait < -1.0) {
+        *next = now(); /* far behind: start again from here rather than race */
+    }
+}
+
 /* Two pages in pixmaps, copied whole onto the root at random moments. */
 static int changes(xcb_connection_t *c, xcb_screen_t *screen, xcb_gcontext_t gc) {
     int w = screen->width_in_pixels, h = screen->height_in_pixels;
@@ -109,13 +125,46 @@ static int changes(xcb_connection_t *c, xcb_screen_t *screen, xcb_gcontext_t gc)
     }
 }
 
+/* Frames from stdin onto the root, paced at fps; ends when stdin does. */
+static int frames(xcb_connection_t *c, xcb_screen_t *screen, xcb_gcontext_t gc, int fps) {
+    int w = screen->width_in_pixels, h = screen->height_in_pixels;
+    size_t line = (size_t)w * 4, size = line * (size_t)h;
+    uint8_t *pixels = malloc(size);
+    if (!pixels) return 1;
+    /* A put_image request holds at most the server's request length; 32 bytes of header. */
+    size_t most = (size_t)xcb_get_maximum_request_length(c) * 4 - 32;
+    int rows = (int)(most / line);
+    if (rows < 1) rows = 1;
+    xcb_pixmap_t page = xcb_generate_id(c);
+    xcb_create_pixmap(c, screen->root_depth, page, screen->root, (uint16_t)w, (uint16_t)h);
+    double next = now();
+    for (;;) {
+        size_t have = 0;
+        while (have < size) {
+            ssize_t n = read(0, pixels + have, size - have);
+            if (n <= 0) return 0;
+            have += (size_t)n;
+        }
+        for (int y = 0; y < h; y += rows) {
+            int strip = h - y < rows ? h - y : rows;
+            xcb_put_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, page, gc, (uint16_t)w, (uint16_t)strip, 0, (int16_t)y, 0,
+                          screen->root_depth, (uint32_t)(line * (size_t)strip), pixels + line * (size_t)y);
+        }
+        xcb_copy_area(c, page, screen->root, gc, 0, 0, 0, 0, (uint16_t)w, (uint16_t)h);
+        round_trip(c);
+        if (xcb_connection_has_error(c)) return 0;
+        pace(&next, fps);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *display = NULL;
-    int fps = 30, still = 0, changing = 0;
+    int fps = 30, still = 0, changing = 0, piped = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--fps") && i + 1 < argc) fps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--still")) still = 1;
         else if (!strcmp(argv[i], "--changes")) changing = 1;
+        else if (!strcmp(argv[i], "--frames")) piped = 1;
         else display = argv[i];
     }
     if (fps < 1) fps = 1;
@@ -129,6 +178,7 @@ int main(int argc, char **argv) {
     uint32_t values[] = {0, 0};
     xcb_create_gc(c, gc, screen->root, XCB_GC_FOREGROUND | XCB_GC_GRAPHICS_EXPOSURES, values);
     if (changing) return changes(c, screen, gc);
+    if (piped) return frames(c, screen, gc, fps);
 
     double next = now();
     for (long frame = 0;; frame++) {
@@ -138,12 +188,6 @@ int main(int argc, char **argv) {
         if (still) {
             for (;;) pause();
         }
-        next += 1.0 / fps;
-        double wait = next - now();
-        if (wait > 0) {
-            usleep((useconds_t)(wait * 1e6));
-        } else if (wait < -1.0) {
-            next = now(); /* far behind: start again from here rather than race */
-        }
+        pace(&next, fps);
     }
 }
