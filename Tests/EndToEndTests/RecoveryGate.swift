@@ -190,6 +190,7 @@ struct RecoveryGate {
         let figures = decodedFPS(of: "watcher").filter { $0.at >= from + 1 && !excused($0.at) }
         let slow = figures.filter { $0.fps < Self.restoredFPS }.map { "\(Self.format($0.at)) s: \($0.fps) fps" }
         print("watcher: \(figures.count) s of figures outside a share-again, \(slow.count) below \(Int(Self.restoredFPS)) fps \(slow)")
+        if !slow.isEmpty { printWatcherTrace() }
         #expect(figures.count >= Int(Self.watcherSeconds), "the watcher's figures came", sourceLocation: sourceLocation)
         if link == nil {
             #expect(slow.isEmpty, "the watcher on the receiver's layer kept decoding: \(slow)", sourceLocation: sourceLocation)
@@ -211,6 +212,31 @@ struct RecoveryGate {
         }
         let layers = sender.events("status").filter { $0["receiver"] != nil }.suffix(2).compactMap { $0["layer"] as? Int }
         #expect(layers.count == 2 && layers[0] == layers[1], "both on one layer: \(layers)", sourceLocation: sourceLocation)
+    }
+
+    /// The watcher's seconds and what the sender did meanwhile, so that a slow second can be
+    /// explained from the test's output alone: each figures line, each status line for the
+    /// watcher, and each log line of the sender.
+    private func printWatcherTrace() {
+        func object(_ line: String) -> [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+        }
+        func figures(_ o: [String: Any], _ keys: [String]) -> String {
+            keys.map { "\($0) \(o[$0].map { "\($0)" } ?? "-")" }.joined(separator: ", ")
+        }
+        var trace: [(at: Double, text: String)] = []
+        for seen in client.lines(from: "watcher", containing: "\"event\":\"figures\"") {
+            trace.append((seen.at, "watcher: " + figures(object(seen.line), ["decodedFps", "lostPackets", "framesIncomplete", "plisSent",
+                                                                                 "nacksSent", "keyframes", "width", "ssrc"])))
+        }
+        for seen in client.lines(from: "sender", containing: "\"event\":\"status\"", "\"receiver\":\"watcher\"") {
+            trace.append((seen.at, "sender for the watcher: " + figures(object(seen.line), ["width", "bitrate", "targetBitrate", "keyframesMade",
+                                                                                              "keyframesAsked", "pacerDrops", "sentFps", "limitedBy"])))
+        }
+        for seen in client.lines(from: "sender", containing: "\"event\":\"log\"") {
+            trace.append((seen.at, "sender: " + ((object(seen.line)["message"] as? String) ?? "")))
+        }
+        for entry in trace.sorted(by: { $0.at < $1.at }) { print("  \(Self.format(entry.at)) \(entry.text)") }
     }
 
     /// Expects `later` to come `spacing` seconds (± the margin) after `earlier`.
