@@ -133,7 +133,15 @@ public struct SendSideBandwidthEstimator: Sendable {
     public private(set) var roundTrip = SendSideBandwidthEstimator.assumedRoundTrip
     /// The least of transport-wide feedback's round trips: near the path's own, since some
     /// feedback leaves just as its newest packet arrives (rtpbin sends it at each frame's end).
-    public private(set) var leastTransportRoundTrip: Duration?
+    private var leastTransportRoundTrip: Duration?
+    /// The least of the round trips receiver reports measured (RFC 3550 §6.4.1).
+    private var leastReportedRoundTrip: Duration?
+    /// How long a lost packet must have been gone before its NACK can come back: the least round
+    /// trip receiver reports measured, else transport-wide feedback's. Not the latest: a full
+    /// bottleneck queue adds its delay to that, and a NACK for a packet lost at its entrance then
+    /// comes back sooner than the round trip. Transport-wide feedback's includes the receiver's
+    /// wait, so reports' are preferred.
+    public var leastRoundTrip: Duration? { leastReportedRoundTrip ?? leastTransportRoundTrip }
     private var transportLoss = (lost: 0, total: 0, since: Instant?.none)
     private var transportFeedbackHeard = false
     private var lastReceiverReport: Instant?
@@ -220,6 +228,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// A round-trip time measured elsewhere (receiver reports' LSR/DLSR).
     public mutating func onRoundTripTime(_ rtt: Duration) {
         roundTrip = rtt
+        leastReportedRoundTrip = min(leastReportedRoundTrip ?? rtt, rtt)
     }
 
     /// The next probe cluster to send, if one is due: `packetCount` packets

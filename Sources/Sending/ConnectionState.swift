@@ -56,12 +56,6 @@ struct ConnectionState {
     var senderReportsSent: [(compact: UInt32, at: Instant)] = []
     /// A receiver reports on an SR within a few seconds, or not at all.
     static let senderReportsKept = 8
-    /// The least round trip a receiver report measured (LSR, DLSR): what a
-    /// NACKed packet must have been gone for before it can be lost. Not the
-    /// latest: a full bottleneck queue adds its delay to that, and a NACK for
-    /// a packet lost at its entrance then comes back sooner than the round trip.
-    /// Transport-wide feedback's round trip includes the receiver's wait, too long for this.
-    var leastRoundTrip: Duration?
     /// NACKed numbers not sent yet, or sent less than a round trip before the NACK.
     var nackedInFlight = 0
     /// NACKed numbers that transport-wide feedback said arrived.

@@ -119,7 +119,7 @@ extension SenderConnection {
     /// with nothing lost.
     private func answer(_ nack: GenericNACK, now: Instant) {
         let (roundTrip, transceiver, byTheClock, transportWide) = lock.withLock {
-            (state.leastRoundTrip ?? state.bandwidth.leastTransportRoundTrip ?? .zero, state.transceiver,
+            (state.bandwidth.leastRoundTrip ?? .zero, state.transceiver,
              state.receiverWaitsByTheClock, state.bandwidth.feedbackKind == .transportWide)
         }
         let tolerance = byTheClock ? .zero : roundTrip * ConnectionState.gapNackTolerance
@@ -239,7 +239,6 @@ extension SenderConnection {
                 let roundTrip = now - sent.at - held
                 if roundTrip > .zero {
                     state.bandwidth.onRoundTripTime(roundTrip)
-                    state.leastRoundTrip = min(state.leastRoundTrip ?? roundTrip, roundTrip)
                 }
             }
             state.bandwidth.onReceiverReport(fractionLost: block.lossRatio, at: now)

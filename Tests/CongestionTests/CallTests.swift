@@ -233,4 +233,15 @@ struct CallTests {
         let after = call.samples(from: 4, to: 6).map(\.target.bitrate)
         #expect(after.allSatisfy { Double($0) <= 1.5 * Double(before) }, "\(before / 1000): \(after.map { $0 / 1000 })")
     }
+
+    @Test func leastRoundTrip_isTransportFeedbacksUntilAReportMeasuresOne_thenTheLeastReport() {
+        // RTT 100 ms on the link; transport-wide feedback's includes the receiver's wait of up to 100 ms.
+        var call = Self.call(linkRate: 1_500_000)
+        call.run(until: .seconds(2))
+        let transportWide = call.estimator.leastRoundTrip
+        #expect(transportWide.map { $0 >= .milliseconds(100) && $0 <= .milliseconds(250) } == true, "\(String(describing: transportWide))")
+        for rtt in [130, 110, 160] { call.estimator.onRoundTripTime(.milliseconds(rtt)) }
+        #expect(call.estimator.leastRoundTrip == .milliseconds(110))
+        #expect(call.estimator.roundTrip == .milliseconds(160), "the latest stays what the rules that follow the path read")
+    }
 }
