@@ -7,7 +7,8 @@ import Media
 /// A receiver joins the layer of its stream and bitrate class, or a new one;
 /// as its estimate moves it changes class (with `LayerBand`'s hysteresis) and
 /// moves to that class's layer. A receiver alone on its layer takes the layer
-/// with it rather than move, so one receiver keeps one encoder throughout. A
+/// with it rather than move, so one receiver keeps one encoder throughout, and
+/// so do all of a layer's receivers when their class changes alike. A
 /// receiver with an injected fault has a layer of its own.
 package final class EncoderLayers: @unchecked Sendable {
     // Safety: guarded by `lock`. Lock order: this lock, then a layer's, then a connection's.
@@ -91,23 +92,27 @@ package final class EncoderLayers: @unchecked Sendable {
             if let last = lastRebalance, now - last < .seconds(1) { return }
             lastRebalance = now
             let top = self.top
-            for i in members.indices {
-                let target = members[i].connection.target(at: now).bitrate
-                guard members[i].band.update(target: target, top: top, at: now) else { continue }
-                place(&members[i])
+            let changed = members.indices.filter { i in
+                members[i].band.update(target: members[i].connection.target(at: now).bitrate, top: top, at: now)
+            }
+            for i in changed {
+                let (layer, band) = (members[i].layer, members[i].band.band)
+                // Every member of the layer now in the one class: a new encoder would cost them all a keyframe for nothing.
+                let together = members.allSatisfy { $0.layer !== layer || $0.band.band == band }
+                place(&members[i], together: together)
             }
         }
     }
 
-    /// Puts `member`, whose class changed, on that class's layer. Call with `lock` held.
-    private func place(_ member: inout Member) {
+    /// Puts `member`, whose class changed, on that class's layer; `together`: every member of its
+    /// layer is in that class now. Call with `lock` held.
+    private func place(_ member: inout Member, together: Bool) {
         let band = member.band.band
         let key = LayerKey(member.connection.config)
         guard let from = layers.firstIndex(where: { $0.layer === member.layer }), layers[from].shared else { return }
-        let alone = member.layer.memberCount == 1
         if let to = layers.firstIndex(where: { $0.shared && $0.band == band && $0.layer.key == key && $0.layer !== member.layer }) {
             move(&member, to: layers[to].layer, band: band)
-        } else if alone {
+        } else if together {
             layers[from].band = band
         } else {
             move(&member, to: newLayer(key, band: band, fault: nil), band: band)

@@ -155,6 +155,27 @@ import Testing
         #expect(short.isEmpty, "seconds with fewer than 25 frames for the other: \(short)")
     }
 
+    /// Every member of a layer whose class changes in the same look: they take the layer with
+    /// them, as one receiver alone does, rather than all move to a new encoder and its keyframe.
+    @Test func membersWhoseClassChangesAlike_keepTheirEncoder() throws {
+        let (share, all) = try share(viewers: 1)
+        defer { share.stop() }
+        share.run(for: .seconds(2))
+        let (layer, keyframes) = (all[0].layerFigures.id, all.map(\.keyframesMade))
+        for _ in 0..<6 {
+            for c in all {
+                share.receive(.receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate(senderSSRC: 7, bitrate: 400_000, ssrcs: [c.ssrc])),
+                              to: c)
+            }
+            share.run(for: .seconds(1))
+        }
+        let rate = try #require(all[0].layerFigures.counts.encoderSettings?.bitrate)
+        #expect(rate <= 400_000, "the layer follows its members down: \(rate) bit/s")
+        #expect(share.session.layerLine.hasPrefix("layers: 1,") && share.session.layerLine.contains("class 2"), "\(share.session.layerLine)")
+        #expect(all.allSatisfy { $0.layerFigures.id == layer })
+        #expect(all.map(\.keyframesMade) == keyframes)
+    }
+
     /// One receiver alone takes its layer with it: no new encoder, no keyframe, for a change of class.
     @Test func aReceiverAlone_keepsItsEncoderWhenItsClassChanges() throws {
         let share = try SimulatedShare(scenario: .motion)
