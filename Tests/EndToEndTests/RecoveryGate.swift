@@ -131,10 +131,8 @@ struct RecoveryGate {
 
     /// The receiver's (or the watcher's) decoded frame rate, once a second.
     func decodedFPS(of label: String = "receiver") -> [(at: Double, fps: Double)] {
-        client.lines(from: label, containing: "\"event\":\"figures\"").compactMap { seen in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(seen.line.utf8)) as? [String: Any],
-                  let fps = object["decodedFps"] as? Double else { return nil }
-            return (seen.at, fps)
+        client.objects(from: label, containing: "\"event\":\"figures\"").compactMap { seen in
+            (seen.object["decodedFps"] as? Double).map { (seen.at, $0) }
         }
     }
 
@@ -219,23 +217,20 @@ struct RecoveryGate {
     /// explained from the test's output alone: each figures line, each status line for the
     /// watcher, and each log line of the sender.
     private func printWatcherTrace() {
-        func object(_ line: String) -> [String: Any] {
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
-        }
         func figures(_ o: [String: Any], _ keys: [String]) -> String {
             keys.map { "\($0) \(o[$0].map { "\($0)" } ?? "-")" }.joined(separator: ", ")
         }
         var trace: [(at: Double, text: String)] = []
-        for seen in client.lines(from: "watcher", containing: "\"event\":\"figures\"") {
-            trace.append((seen.at, "watcher: " + figures(object(seen.line), ["decodedFps", "lostPackets", "framesIncomplete", "plisSent",
-                                                                                 "nacksSent", "keyframes", "width", "ssrc"])))
+        for seen in client.objects(from: "watcher", containing: "\"event\":\"figures\"") {
+            trace.append((seen.at, "watcher: " + figures(seen.object, ["decodedFps", "lostPackets", "framesIncomplete", "plisSent",
+                                                                       "nacksSent", "keyframes", "width", "ssrc"])))
         }
-        for seen in client.lines(from: "sender", containing: "\"event\":\"status\"", "\"receiver\":\"watcher\"") {
-            trace.append((seen.at, "sender for the watcher: " + figures(object(seen.line), ["width", "bitrate", "targetBitrate", "keyframesMade",
-                                                                                              "keyframesAsked", "pacerDrops", "sentFps", "limitedBy"])))
+        for seen in client.objects(from: "sender", containing: "\"event\":\"status\"", "\"receiver\":\"watcher\"") {
+            trace.append((seen.at, "sender for the watcher: " + figures(seen.object, ["width", "bitrate", "targetBitrate", "keyframesMade",
+                                                                                      "keyframesAsked", "pacerDrops", "sentFps", "limitedBy"])))
         }
-        for seen in client.lines(from: "sender", containing: "\"event\":\"log\"") {
-            trace.append((seen.at, "sender: " + ((object(seen.line)["message"] as? String) ?? "")))
+        for seen in client.objects(from: "sender", containing: "\"event\":\"log\"") {
+            trace.append((seen.at, "sender: " + ((seen.object["message"] as? String) ?? "")))
         }
         for entry in trace.sorted(by: { $0.at < $1.at }) { print("  \(Self.format(entry.at)) \(entry.text)") }
     }

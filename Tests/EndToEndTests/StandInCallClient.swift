@@ -80,6 +80,15 @@ final class StandInCallClient: @unchecked Sendable {
         }
     }
 
+    /// `lines(from:containing:)` read as JSON objects; a line that is not one is left out.
+    func objects(from: String, containing pieces: String...) -> [(at: Double, object: [String: Any])] {
+        lock.withLock {
+            seen.filter { $0.from == from && pieces.allSatisfy($0.line.contains) }.compactMap { seen in
+                ((try? JSONSerialization.jsonObject(with: Data(seen.line.utf8))) as? [String: Any]).map { (seen.at.timeIntervalSince(started), $0) }
+            }
+        }
+    }
+
     /// Seconds from the client's start to the first line from `from` containing every piece.
     func firstTime(from: String, containing pieces: String...) -> Double? {
         lock.withLock {

@@ -18,6 +18,13 @@ def frames_argv(bins, width, height, fps, scenario):
             "--fps", str(fps), "--scenario", scenario]
 
 
+def frames_generator(bins, width, height, fps, scenario, extra=()):
+    """`screenshare frames` started with its frames on a pipe (`.stdout`) for
+    another process to read; hand that process the pipe, then close it here."""
+    return spawn_plain(frames_argv(bins, width, height, fps, scenario) + list(extra),
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
 def cpu_seconds(pid):
     """utime + stime of the whole process (all its threads), in seconds; None once gone."""
     try:
@@ -83,8 +90,7 @@ def score_pictures(scorer, bins, viewer, scenario, fps):
     numbers = [n for n in viewer.sample_stamps() if n is not None]
     if not numbers:
         return None
-    generator = spawn_plain(frames_argv(bins, viewer.width, viewer.height, fps, scenario) + ["--count", str(max(numbers) + 1)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    generator = frames_generator(bins, viewer.width, viewer.height, fps, scenario, ["--count", str(max(numbers) + 1)])
     run = subprocess.run([scorer, str(viewer.width), str(viewer.height), viewer.samples_path, str(viewer.sample_bytes())],
                          stdin=generator.stdout, capture_output=True, text=True)
     generator.stdout.close()
