@@ -191,15 +191,20 @@ struct ConnectionState {
     }
 
     /// Takes out the awaited NACKs feedback has now told of: those lost, and how many arrived;
-    /// those waited on too long are let go.
+    /// those waited on too long are let go. A receiver that negotiated transport-wide feedback
+    /// and never sent it will tell of none: its NACKs are taken at their word.
     mutating func takeNacksFeedbackTold(at now: Instant) -> (lost: [AwaitedNack], arrived: Int) {
         var lost: [AwaitedNack] = []
         var arrived = 0
+        let feedbackComes = bandwidth.feedbackKind == .transportWide
         nacksAwaitingFeedback.removeAll { nack in
             switch bandwidth.heardArrived(transportSequenceNumber: nack.transportSequence) {
             case true?: arrived += 1
             case false?: lost.append(nack)
-            case nil: return now - nack.since >= Self.awaitedNackLifetime
+            case nil:
+                if now - nack.since >= Self.awaitedNackLifetime { return true }
+                if feedbackComes { return false }
+                lost.append(nack)
             }
             return true
         }

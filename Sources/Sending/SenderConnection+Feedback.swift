@@ -71,6 +71,7 @@ extension SenderConnection {
             lock.withLock { state.firsReceived += 1 }
             receiverAskedForKeyframe(reason: "FIR")
         case .genericNACK(let nack) where nack.mediaSSRC == ssrc:
+            resolveNacksAwaitingFeedback(now: now)
             answer(nack, now: now)
         case .receiverReport(let rr):
             reportArrived(from: rr.ssrc, covering: rr.reports.contains { $0.ssrc == ssrc })
@@ -175,9 +176,11 @@ extension SenderConnection {
         if newlyWaiting { queue.wake() }
     }
 
-    /// After transport-wide feedback: NACKed packets it now says were lost are resent, those it
-    /// says arrived are let go, and those it still has not told of are let go after a while.
-    private func resolveNacksAwaitingFeedback(now: Instant) {
+    /// After transport-wide feedback, or a NACK: NACKed packets it now says were lost are resent,
+    /// those it says arrived are let go, and those it still has not told of are let go after a
+    /// while. Once the receiver is known to send none, they are all resent, at its next NACK or
+    /// the next sender report, whichever comes first.
+    func resolveNacksAwaitingFeedback(now: Instant) {
         let (lost, arrived, transceiver) = lock.withLock { () -> ([ConnectionState.AwaitedNack], Int, Transceiver) in
             let (lost, arrived) = state.takeNacksFeedbackTold(at: now)
             return (lost, arrived, state.transceiver)

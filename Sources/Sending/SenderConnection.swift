@@ -216,6 +216,7 @@ public final class SenderConnection: @unchecked Sendable {
             let now = clock.now
             if now >= nextReport {
                 sendReport()
+                resolveNacksAwaitingFeedback(now: now)
                 nextReport = now + ConnectionState.senderReportInterval
             }
             let (rate, limited, probe, transceiver, keepalive) = lock.withLock {

@@ -131,6 +131,24 @@ import Testing
         #expect(told >= 60, "\(lines)")
     }
 
+    @Test func transportWideNegotiatedButNeverSent_nacksOfTheFirstSecondAreStillAnswered() throws {
+        // The receiver negotiated transport-wide feedback and only ever NACKs. For the first
+        // second a NACKed packet waits for that feedback to say whether it arrived; once the
+        // sender knows none will come, each waiting one is resent (the receiver asks only once).
+        let share = try SimulatedShare(scenario: .motion, width: 640, height: 360, link: Self.uplink(2_000_000, loss: 0.05),
+                                       feedback: .nacksOnly, transportWide: true)
+        defer { share.stop() }
+        share.run(for: .seconds(3))
+        let media = try #require(share.peer?.packets).filter { $0.ssrc == share.connection.ssrc && !$0.padding }
+        let start = try #require(media.first).sendTime
+        let lostEarly = media.filter { $0.arrival == nil && $0.sendTime - start < .milliseconds(800) }
+        let sentTimes = Dictionary(grouping: media, by: \.sequenceNumber).mapValues(\.count)
+        #expect(lostEarly.count >= 2, "\(lostEarly.count) lost in the first 0.8 s")
+        let unanswered = lostEarly.filter { (sentTimes[$0.sequenceNumber] ?? 0) < 2 }.map(\.sequenceNumber)
+        #expect(unanswered.isEmpty, "never resent: \(unanswered) of \(lostEarly.count)")
+        #expect(share.connection.status(capturedFPS: 30, watchdog: "").feedback == .receiverReports)
+    }
+
     @Test func nacksForAThirdOfTheLoss_fromTheCap_theQueueHasDrainedBy3Seconds() throws {
         // rtpbin behind a full tbf asks for one lost packet in three: its NACKs
         // say a 4 Mbit/s start into 1.5 Mbit/s loses a fifth, not the 60 % the
