@@ -18,6 +18,9 @@ public struct DelayBasedEstimator: Sendable {
 
     public var bitrate: Double { rateControl.bitrate }
 
+    /// A queue on the path has stood past `standingQueueLimit` through the last half second.
+    public var queueStands: Bool { queue.standing.map { $0 > Self.standingQueueLimit } ?? false }
+
     /// After a probe leaves, the queue it built on purpose reaches the media
     /// behind it: overuse seen this long after is the probe's, and its own
     /// result says what the path carries. A round trip and the time the

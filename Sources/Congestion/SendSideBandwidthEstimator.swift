@@ -111,6 +111,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// When the path sets the target, pacing faster only overflows the
     /// bottleneck's queue: a keyframe then waits in the pacer, where it is not lost.
     public static let pathLimitedPacingFactor = 1.2
+    static let drainingPacingFactor = 0.8
 
     public private(set) var feedbackKind: FeedbackKind
     private let applicationShare: Double
@@ -337,7 +338,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The rate to pace media and retransmissions at. Probe clusters go at their own rate.
     public func pacingRate(at now: Instant) -> Double {
         let target = target(at: now)
-        return Double(target.bitrate) * (target.limit.isPath ? Self.pathLimitedPacingFactor : Self.pacingFactor)
+        guard target.limit.isPath else { return Double(target.bitrate) * Self.pacingFactor }
+        if feedbackKind == .transportWide, delayEstimate.queueStands { return Double(target.bitrate) * Self.drainingPacingFactor }
+        return Double(target.bitrate) * Self.pathLimitedPacingFactor
     }
 
     public var isApplicationLimited: Bool { applicationLimit.isLimited }

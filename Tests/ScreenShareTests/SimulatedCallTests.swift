@@ -264,6 +264,35 @@ import Testing
         #expect(keyframes.contains("left to a repair 3"), "\(keyframes)")
     }
 
+    @Test func linkStepDown_withTransportWideFeedback_nothingIsDroppedAfterTheFirstSecond() throws {
+        // A 1080p share settled on a 3 Mbit/s tbf; at 10 s the link falls to 0.6 Mbit/s. What the
+        // queue holds then and what the sender sends before feedback tells is lost; after that the
+        // target is under the link within half a second. While the queue stands the pacer sends no
+        // faster than the target, so what the pacer holds (frames encoded for 3 Mbit/s, resends)
+        // joins a queue that drains: from 11 s on nothing is dropped. (Paced at 1.2 × the target
+        // it kept the queue full, and 12 packets were dropped 1–1.75 s after the step.)
+        let steps = [SimulatedLink.RateStep(at: Instant.seconds(110), bitsPerSecond: 600_000)]
+        let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
+                                 jitter: .milliseconds(1), seed: 5, steps: steps, burst: 16_384)
+        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: link, feedback: .transportWide,
+                                       transportWide: true)
+        defer { share.stop() }
+        share.run(for: .seconds(10))
+        let beforeStep = share.peer!.droppedAtQueue
+        share.run(for: .seconds(1))
+        let inTheFirstSecond = share.peer!.droppedAtQueue - beforeStep
+        var trace: [String] = []
+        for _ in 0..<12 {
+            let dropped = share.peer!.droppedAtQueue
+            share.run(for: .milliseconds(250))
+            trace.append("\(share.connection.status(capturedFPS: 30, watchdog: "watching").targetBitrate / 1000)"
+                         + "/\(share.peer!.droppedAtQueue - dropped)")
+        }
+        let after = share.peer!.droppedAtQueue - beforeStep - inTheFirstSecond
+        #expect(inTheFirstSecond > 0, "the step overran the link")
+        #expect(after == 0, "\(after) dropped 1–4 s after the step; targets/drops \(trace.joined(separator: " "))")
+    }
+
     @Test func linkStepDown_pacerHoldsFramesRatherThanQueueSeconds() throws {
         // 0–4 s: a 3 Mbit/s link; from 4 s: 600 kbit/s, and at 4.2 s recovery
         // asks for a keyframe, sized for the 3 Mbit/s the estimate still says.
