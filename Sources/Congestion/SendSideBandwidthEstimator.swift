@@ -111,6 +111,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// When the path sets the target, pacing faster only overflows the
     /// bottleneck's queue: a keyframe then waits in the pacer, where it is not lost.
     public static let pathLimitedPacingFactor = 1.2
+    /// While a queue stands on the path: after a back-off the target is about what the path
+    /// delivers, so only pacing under it drains that queue (docs/behaviour.md §7.5).
     static let drainingPacingFactor = 0.8
 
     public private(set) var feedbackKind: FeedbackKind

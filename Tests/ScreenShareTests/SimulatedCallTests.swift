@@ -267,10 +267,10 @@ import Testing
     @Test func linkStepDown_withTransportWideFeedback_nothingIsDroppedAfterTheFirstSecond() throws {
         // A 1080p share settled on a 3 Mbit/s tbf; at 10 s the link falls to 0.6 Mbit/s. What the
         // queue holds then and what the sender sends before feedback tells is lost; after that the
-        // target is under the link within half a second. While the queue stands the pacer sends no
-        // faster than the target, so what the pacer holds (frames encoded for 3 Mbit/s, resends)
-        // joins a queue that drains: from 11 s on nothing is dropped. (Paced at 1.2 × the target
-        // it kept the queue full, and 12 packets were dropped 1–1.75 s after the step.)
+        // target is at the link within half a second. While the queue stands the pacer sends at
+        // 0.8 × the target, so what the pacer holds (frames encoded for 3 Mbit/s, resends) joins a
+        // queue that drains: from 11 s on nothing is dropped. (Paced at 1.2 × the target it kept
+        // the queue full, and 10 packets were dropped 1–2 s after the step.)
         let steps = [SimulatedLink.RateStep(at: Instant.seconds(110), bitsPerSecond: 600_000)]
         let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
                                  jitter: .milliseconds(1), seed: 5, steps: steps, burst: 16_384)
