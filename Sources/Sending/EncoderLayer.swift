@@ -181,6 +181,7 @@ package final class EncoderLayer: @unchecked Sendable {
     private func encodeLoop(_ encoder: FrameEncoder, feed: Int) {
         let generation = encoder.generation
         var lastEncode = clock.now
+        var schedule = FrameRateSchedule()
         while true {
             lock.lock()
             var surface: Surface?
@@ -239,7 +240,9 @@ package final class EncoderLayer: @unchecked Sendable {
             let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, target: target, codec: key.codec,
                                          makeUpShortfall: lowest?.feed.seesQueueing ?? false, resending: lowest?.feed.resending ?? 0,
                                          now: now, levelLimit: key.levelLimit)
-            let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps && now - lastEncode < .nanoseconds(1_000_000_000 / Int64(fps))
+            let sharePeriod = Duration.nanoseconds(1_000_000_000 / Int64(max(1, state.share.fps)))
+            let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps
+                && !schedule.admits(captureTime: frame.captureTime, sharePeriod: sharePeriod)
             let backlog = LayerState.backlog(delays: receivers.map { $0.feed.queue.delay }, awaitingKeyframe: awaiting)
             let held = !tooSoon && backlog.held
             let behind = zip(receivers, backlog.skip).filter(\.1).map(\.0)
@@ -272,6 +275,10 @@ package final class EncoderLayer: @unchecked Sendable {
                 injectFault(fault)
                 lastEncode = clock.now
                 continue
+            }
+            if !isRepeat {
+                schedule.encoded(captureTime: frame.captureTime, period: .nanoseconds(1_000_000_000 / Int64(max(1, fps))),
+                                 sharePeriod: sharePeriod)
             }
             let stamp = isRepeat ? now : frame.captureTime
             if !isRepeat { for r in sendTo { r.connection.frameStarting(captured: frame.captureTime) } }

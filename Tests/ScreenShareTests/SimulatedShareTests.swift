@@ -181,3 +181,18 @@ import Testing
         #expect(status.firstLine.contains("no feedback from the receiver"), "\(status.firstLine)")
     }
 }
+
+/// docs/behaviour.md §3.2: Text and detail sends the frame rate its bits afford, not the next divisor of the share's.
+@Suite(.serialized) struct DetailFrameRateTests {
+    @Test func detailAffordingEightFramesASecond_sendsEight() throws {
+        // 1.3 Mbit/s cap, no feedback: the encoder aims at 1.105 Mbit/s, and 0.06 bits a pixel of 1920×1080
+        // affords 8 fps. Spaced 125 ms from the last encode, the frames came every 4th capture (7.5 fps).
+        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, policy: .detail, cap: 1_300_000)
+        defer { share.stop() }
+        share.run(for: .seconds(2))
+        let before = share.connection.counters.encoded
+        share.run(for: .seconds(10))
+        let encoded = share.connection.counters.encoded - before
+        #expect(encoded >= 78 && encoded <= 82, "encoded \(encoded) frames in 10 s")
+    }
+}
