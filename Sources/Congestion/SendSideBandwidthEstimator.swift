@@ -76,6 +76,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// and this for what the bottleneck has queued ahead of the packet after
     /// it, whose arrival shows the gap (a tbf's latency, a router's buffer).
     static let overrunDrain: Duration = .milliseconds(250)
+    /// How long a keyframe asked for again keeps windows from counting as without loss: about
+    /// two of the NACK meter's windows, so the window being judged and the next.
+    static let keyframeAskedAgainHolds: Duration = .seconds(1)
     /// After a back-off for an overrun that follows another (`overrunsCloseTogether`), packets sent
     /// within twice the queue's wait (as the NACKs that told of it measured it; the queue drains at
     /// about the rate the halving left it to) meet what is left of that queue, and a keyframe among
@@ -152,6 +155,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The first back-off for an overrun follows a path that may be far under the rate (a start
     /// at the cap, a link stepped down); by the next, close after it, the rate has been halved twice.
     private var lastOverrunBackOff: Instant?
+    /// When the last keyframe's last packet left, and when a receiver last asked for a keyframe
+    /// that one should already have answered (`onKeyframeRequest`).
+    private var lastKeyframeLeft: Instant?
+    private var keyframeAskedAgain: Instant?
     /// The last cluster handed out, until its own result comes.
     private var lastProbe: (cluster: Int, started: Instant, answered: Bool)?
     /// The lowest delay-based estimate since the last probe.
@@ -232,6 +239,20 @@ public struct SendSideBandwidthEstimator: Sendable {
     public mutating func onRoundTripTime(_ rtt: Duration) {
         roundTrip = rtt
         leastReportedRoundTrip = min(leastReportedRoundTrip ?? rtt, rtt)
+    }
+
+    /// A keyframe's last packet left.
+    public mutating func onKeyframeSent(at now: Instant) {
+        lastKeyframeLeft = now
+    }
+
+    /// The receiver asked for a keyframe (PLI or FIR). Asked for more than a round trip and
+    /// `overrunDrain` after the last keyframe left, the request says that keyframe, or what came
+    /// after it, was lost and not repaired: for a while no window counts as one without loss
+    /// (`keyframeAskedAgainHolds`).
+    public mutating func onKeyframeRequest(at now: Instant) {
+        guard let left = lastKeyframeLeft, now - left > roundTrip + Self.overrunDrain else { return }
+        keyframeAskedAgain = now
     }
 
     /// The next probe cluster to send, if one is due: `packetCount` packets
@@ -442,7 +463,16 @@ public struct SendSideBandwidthEstimator: Sendable {
         guard reported != nil || nacked != nil else { return }
         _ = applicationLimit.update(estimate: Double(target(at: now).bitrate) * applicationShare, at: now)
         let before = lossBased.bitrate
-        let loss = max(reported ?? 0, nacked?.ratio ?? 0)
+        var loss = max(reported ?? 0, nacked?.ratio ?? 0)
+        // A receiver that asks for keyframes again lost what it did not ask to have resent:
+        // rtpbin stops NACKing once the round trip passes its latency (nothing resent could come
+        // in time) and asks only for keyframes. Its silence then is no window without loss:
+        // behind a 1.5 Mbit/s tbf with 200 ms of round trip, the estimate once grew from 2 to
+        // 4 Mbit/s while the tbf dropped a fifth of the packets and rtpbin asked for a keyframe
+        // twice a second.
+        if loss < LossBasedEstimator.lowLoss, let asked = keyframeAskedAgain, now - asked < Self.keyframeAskedAgainHolds {
+            loss = LossBasedEstimator.lowLoss
+        }
         let overrun = (nacked?.behindAQueue ?? false) && (nacked?.ratio ?? 0) >= (reported ?? 0)
         lossBased.update(
             lossRatio: loss, sending: sending.rate(at: now) * 8, overrun: overrun,

@@ -139,6 +139,7 @@ public final class SenderConnection: @unchecked Sendable {
     public func requestKeyframe(reason: String) {
         let layer = lock.withLock { () -> EncoderLayer? in
             state.keyframesAsked += 1
+            state.bandwidth.onKeyframeRequest(at: clock.now)
             return self.layer
         }
         layer?.requestKeyframe(by: .recovery)
@@ -263,7 +264,8 @@ public final class SenderConnection: @unchecked Sendable {
             case .media, .retransmission, .keepalive: kind = .media
             }
             let transportSequence = lock.withLock {
-                state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind, sequenceNumber: info.sequence)
+                if info.keyframe && info.marker && info.kind == .media { state.bandwidth.onKeyframeSent(at: stamped) }
+                return state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind, sequenceNumber: info.sequence)
             }
             buffer.withUnsafeMutableBytes { bytes in
                 let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])

@@ -176,6 +176,36 @@ struct LossAndProbeTests {
         #expect(run.at.count == 2 && run.at.first == 1.0 && run.at.last! < 2.5, "\(run.at)")
     }
 
+    /// 1.92 Mbit/s from a 4 Mbit/s cap for 5 s, a 1200-byte packet every 5 ms; a NACK at 0.5 s
+    /// for 30 of the first 200 packets, then no NACK again. A keyframe leaves at 1, 2, 3 and 4 s,
+    /// and, when `askingAgain`, the receiver asks for another 500 ms after each. The estimate
+    /// after the back-off the NACK brought, and the most it reached after.
+    private static func afterBackOff(askingAgain: Bool) -> (backedOff: Double, most: Double) {
+        var estimator = SendSideBandwidthEstimator(cap: 4_000_000, feedbackKind: .receiverReports)
+        var backedOff = 0.0
+        var most = 0.0
+        for i in 0..<1000 {
+            let now = Instant.zero + .milliseconds(Int64(5 * i))
+            _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
+            if i == 100 { estimator.onNack(sequenceNumbers: (10..<40).map { UInt16($0) }, at: now) }
+            if i % 200 == 0, i > 0 { estimator.onKeyframeSent(at: now) }
+            if askingAgain, i % 200 == 100, i > 200 { estimator.onKeyframeRequest(at: now) }
+            if i == 200 { backedOff = estimator.lossBasedBitrate }
+            if i > 200 { most = max(most, estimator.lossBasedBitrate) }
+        }
+        return (backedOff, most)
+    }
+
+    @Test func estimator_receiverThatAsksForKeyframesAgain_isNotGrownOnItsSilence() {
+        // Without the requests the silence after the NACK is windows without loss, and the
+        // estimate grows; with them, each keyframe was lost, and it stays where the NACK put it.
+        let silent = Self.afterBackOff(askingAgain: false)
+        let asking = Self.afterBackOff(askingAgain: true)
+        #expect(silent.backedOff < 4_000_000 && asking.backedOff == silent.backedOff, "\(silent) \(asking)")
+        #expect(silent.most > 1.1 * silent.backedOff, "\(silent)")
+        #expect(asking.most <= asking.backedOff, "\(asking)")
+    }
+
     @Test func nackLoss_withNothingSentSinceTheWindowBegan_judgesNothingAgain() {
         // Half of 0…199 lost; the window is taken, then the rate lowered, and nothing leaves
         // until 1.5 s (a still screen, a pacer holding frames for the link).
