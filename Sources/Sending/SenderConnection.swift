@@ -139,7 +139,6 @@ public final class SenderConnection: @unchecked Sendable {
     public func requestKeyframe(reason: String) {
         let layer = lock.withLock { () -> EncoderLayer? in
             state.keyframesAsked += 1
-            state.bandwidth.onKeyframeRequest(at: clock.now)
             return self.layer
         }
         layer?.requestKeyframe(by: .recovery)
@@ -153,6 +152,7 @@ public final class SenderConnection: @unchecked Sendable {
         let queued = queue.delay
         let (layer, window) = lock.withLock { () -> (EncoderLayer?, Duration) in
             state.keyframesAsked += 1
+            state.bandwidth.onKeyframeRequest(at: clock.now)
             return (self.layer, state.repairWindow(queued: queued))
         }
         layer?.requestKeyframe(by: .receiver, repairWindow: window)

@@ -169,6 +169,31 @@ import Testing
         #expect(Double(droppedAfter) < 0.01 * Double(sentAfter), "\(droppedAfter) of \(sentAfter) dropped after 3 s: \(Self.megabits(samples))")
     }
 
+    /// NACKs only, 720p into 1.5 Mbit/s: by 5 s the estimate is back under the link. From 4 s the
+    /// receiver asks for a keyframe every 500 ms (as rtpbin does once the round trip passes its
+    /// latency and it stops NACKing); the targets from 5 s to 12 s, a second apart.
+    private static func targets(askingForKeyframes: Bool) throws -> [Int] {
+        let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: Self.uplink(), feedback: .nacksOnly)
+        defer { share.stop() }
+        share.run(for: .seconds(4))
+        var targets: [Int] = []
+        for i in 0..<16 {
+            if askingForKeyframes { share.peer!.sendPLI(ssrc: share.connection.ssrc) }
+            share.run(for: .milliseconds(500))
+            if i % 2 == 1 { targets.append(share.connection.status(capturedFPS: 30, watchdog: "watching").targetBitrate) }
+        }
+        return targets
+    }
+
+    @Test func keyframesAskedForAgain_stopTheLossEstimatesGrowth() throws {
+        // Each request comes more than a round trip and 250 ms after the keyframe before it left:
+        // that keyframe was lost, so the NACKs' silence is no window without loss.
+        let silent = try Self.targets(askingForKeyframes: false)
+        let asking = try Self.targets(askingForKeyframes: true)
+        #expect(silent.max()! > silent.first! * 6 / 5, "without the requests it grows: \(silent)")
+        #expect(asking.allSatisfy { $0 <= asking.first! }, "with them it holds: \(asking)")
+    }
+
     @Test func underLossWithRTX_nacksAreAnsweredOnTheRTXStream_andNoNumberIsEverSentTwice() throws {
         // 3 % random loss and RTX negotiated (payload type 97): each NACKed
         // packet goes again as a new packet of the RTX stream, under its own
