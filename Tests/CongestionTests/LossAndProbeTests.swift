@@ -177,10 +177,11 @@ struct LossAndProbeTests {
     }
 
     /// 1.92 Mbit/s from a 4 Mbit/s cap for 5 s, a 1200-byte packet every 5 ms; a NACK at 0.5 s
-    /// for 30 of the first 200 packets, then no NACK again. A keyframe leaves at 1, 2, 3 and 4 s,
-    /// and, when `askingAgain`, the receiver asks for another 500 ms after each. The estimate
-    /// after the back-off the NACK brought, and the most it reached after.
-    private static func afterBackOff(askingAgain: Bool) -> (backedOff: Double, most: Double) {
+    /// for 30 of the first 200 packets, then, when `nacking`, one for a single packet 250 ms after
+    /// each keyframe. A keyframe leaves at 1, 2, 3 and 4 s, and, when `askingAgain`, the receiver
+    /// asks for another 500 ms after each. The estimate after the back-off the first NACK brought,
+    /// and the most it reached after.
+    private static func afterBackOff(askingAgain: Bool, nacking: Bool = false) -> (backedOff: Double, most: Double) {
         var estimator = SendSideBandwidthEstimator(cap: 4_000_000, feedbackKind: .receiverReports)
         var backedOff = 0.0
         var most = 0.0
@@ -188,6 +189,7 @@ struct LossAndProbeTests {
             let now = Instant.zero + .milliseconds(Int64(5 * i))
             _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
             if i == 100 { estimator.onNack(sequenceNumbers: (10..<40).map { UInt16($0) }, at: now) }
+            if nacking, i % 200 == 50, i > 200 { estimator.onNack(sequenceNumbers: [UInt16(i - 30)], at: now) }
             if i % 200 == 0, i > 0 { estimator.onKeyframeSent(at: now) }
             if askingAgain, i % 200 == 100, i > 200 { estimator.onKeyframeRequest(at: now) }
             if i == 200 { backedOff = estimator.lossBasedBitrate }
@@ -199,11 +201,15 @@ struct LossAndProbeTests {
     @Test func estimator_receiverThatAsksForKeyframesAgain_isNotGrownOnItsSilence() {
         // Without the requests the silence after the NACK is windows without loss, and the
         // estimate grows; with them, each keyframe was lost, and it stays where the NACK put it.
+        // A receiver that NACKed after the keyframe left told its loss that way: what it names
+        // (one packet in 200) is what counts, and the estimate grows.
         let silent = Self.afterBackOff(askingAgain: false)
         let asking = Self.afterBackOff(askingAgain: true)
+        let nacking = Self.afterBackOff(askingAgain: true, nacking: true)
         #expect(silent.backedOff < 4_000_000 && asking.backedOff == silent.backedOff, "\(silent) \(asking)")
         #expect(silent.most > 1.1 * silent.backedOff, "\(silent)")
         #expect(asking.most <= asking.backedOff, "\(asking)")
+        #expect(nacking.most > 1.1 * nacking.backedOff, "\(nacking)")
     }
 
     @Test func nackLoss_withNothingSentSinceTheWindowBegan_judgesNothingAgain() {
