@@ -155,8 +155,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The first back-off for an overrun follows a path that may be far under the rate (a start
     /// at the cap, a link stepped down); by the next, close after it, the rate has been halved twice.
     private var lastOverrunBackOff: Instant?
-    /// When the last keyframe's last packet left, the last NACK naming a loss came, and a receiver last asked for
-    /// a keyframe that one should already have answered with no NACK since (`onKeyframeRequest`).
+    /// When the last keyframe's last packet left, the last NACK naming a loss came, and a receiver
+    /// last asked for a keyframe that one should already have answered, with no NACK since
+    /// (`onKeyframeRequest`).
     private var lastKeyframeLeft: Instant?
     private var lastNack: Instant?
     private var keyframeAskedAgain: Instant?
