@@ -171,7 +171,8 @@ import Testing
 
     /// NACKs only, 720p into 1.5 Mbit/s: by 5 s the estimate is back under the link. From 4 s the
     /// receiver asks for a keyframe every 500 ms (as rtpbin does once the round trip passes its
-    /// latency and it stops NACKing); the targets from 5 s to 12 s, a second apart.
+    /// latency and it stops NACKing); the targets from 6 s to 12 s, a second apart. (At 5 s the
+    /// NACKs for the start's overrun may still be coming, and a request after a NACK holds nothing.)
     private static func targets(askingForKeyframes: Bool) throws -> [Int] {
         let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: Self.uplink(), feedback: .nacksOnly)
         defer { share.stop() }
@@ -180,7 +181,7 @@ import Testing
         for i in 0..<16 {
             if askingForKeyframes { share.peer!.sendPLI(ssrc: share.connection.ssrc) }
             share.run(for: .milliseconds(500))
-            if i % 2 == 1 { targets.append(share.connection.status(capturedFPS: 30, watchdog: "watching").targetBitrate) }
+            if i % 2 == 1, i > 1 { targets.append(share.connection.status(capturedFPS: 30, watchdog: "watching").targetBitrate) }
         }
         return targets
     }
