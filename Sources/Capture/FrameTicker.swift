@@ -27,7 +27,7 @@ public final class FrameTicker: Sendable {
     private let name: String
 
     public init(fps: Int, name: String) {
-        period = .nanoseconds(1_000_000_000 / Int64(max(1, fps)))
+        period = .framePeriod(fps: fps)
         self.name = name
     }
 

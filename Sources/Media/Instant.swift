@@ -53,4 +53,9 @@ extension Duration {
     public var inMilliseconds: Double {
         Double(nanoseconds) / 1e6
     }
+
+    /// One frame's time at `fps` frames a second (at least one a second).
+    public static func framePeriod(fps: Int) -> Duration {
+        .nanoseconds(1_000_000_000 / Int64(max(1, fps)))
+    }
 }

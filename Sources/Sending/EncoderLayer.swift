@@ -195,7 +195,7 @@ package final class EncoderLayer: @unchecked Sendable {
                 }
                 // A keyframe from the last frame at most once a frame period:
                 // an encoder that gives nothing back is not called in a loop.
-                let framePeriod = Duration.nanoseconds(1_000_000_000 / Int64(max(1, state.share.fps)))
+                let framePeriod = Duration.framePeriod(fps: state.share.fps)
                 let limited = linkLimited(at: now)
                 let keyframeDue = state.gate.shouldEncodeKeyframe(at: now, linkLimited: limited)
                     && now - lastEncode >= framePeriod
@@ -240,7 +240,7 @@ package final class EncoderLayer: @unchecked Sendable {
             let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, target: target, codec: key.codec,
                                          makeUpShortfall: lowest?.feed.seesQueueing ?? false, resending: lowest?.feed.resending ?? 0,
                                          now: now, levelLimit: key.levelLimit)
-            let sharePeriod = Duration.nanoseconds(1_000_000_000 / Int64(max(1, state.share.fps)))
+            let sharePeriod = Duration.framePeriod(fps: state.share.fps)
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps
                 && !schedule.admits(captureTime: frame.captureTime, sharePeriod: sharePeriod)
             let backlog = LayerState.backlog(delays: receivers.map { $0.feed.queue.delay }, awaitingKeyframe: awaiting)
@@ -277,8 +277,7 @@ package final class EncoderLayer: @unchecked Sendable {
                 continue
             }
             if !isRepeat {
-                schedule.encoded(captureTime: frame.captureTime, period: .nanoseconds(1_000_000_000 / Int64(max(1, fps))),
-                                 sharePeriod: sharePeriod)
+                schedule.encoded(captureTime: frame.captureTime, period: .framePeriod(fps: fps), sharePeriod: sharePeriod)
             }
             let stamp = isRepeat ? now : frame.captureTime
             if !isRepeat { for r in sendTo { r.connection.frameStarting(captured: frame.captureTime) } }

@@ -264,8 +264,7 @@ public final class SenderConnection: @unchecked Sendable {
             case .media, .retransmission, .keepalive: kind = .media
             }
             let transportSequence = lock.withLock {
-                if info.keyframe && info.marker && info.kind == .media { state.bandwidth.onKeyframeSent(at: stamped) }
-                return state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind, sequenceNumber: info.sequence)
+                state.bandwidth.onPacketSent(size: wireSize, at: stamped, kind: kind, sequenceNumber: info.sequence)
             }
             buffer.withUnsafeMutableBytes { bytes in
                 let packet = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<length])
@@ -307,7 +306,9 @@ public final class SenderConnection: @unchecked Sendable {
                     state.countSent(info)
                     guard info.marker else { return nil }
                     frameLeft(info, at: now)
-                    return info.keyframe ? layer : nil
+                    guard info.keyframe else { return nil }
+                    state.bandwidth.onKeyframeSent(at: now)
+                    return layer
                 }
             }
             keyframeLeft?.keyframeLeft(at: now)
