@@ -13,10 +13,11 @@ import Media
 /// `repairGrace` after that window, one is made then: a receiver that asks
 /// only when it gives a packet up (rtpbin) does not ask again when the repair
 /// fails, and waited frozen for the next periodic keyframe, 8 s later. A
-/// request first made after the keyframe left, with nothing resent since that
-/// keyframe was made, is answered when its window ends: no repair is under
-/// way, and the receiver gave the keyframe up for coming too late (rtpbin
-/// does at its latency), which no retransmission mends.
+/// request first made after the keyframe left, with none of that keyframe's
+/// packets resent, is answered when its window ends: no repair of it is under
+/// way, and the request is about a frame after it, or the receiver gave the
+/// keyframe up for coming too late (rtpbin does at its latency), which no
+/// retransmission mends.
 /// While the link is the limit, keyframes a receiver asks for are at least a
 /// second apart. Recovery's own requests (the watchdog, the ladder, the call
 /// client) keep the 300 ms rule only.
@@ -64,8 +65,8 @@ public struct KeyframeGate: Sendable {
     /// When the window of the first request left to a repair ends, and whether that request
     /// came after the keyframe's last packet left; nil once a keyframe came.
     private var leftToRepair: (windowEnds: Instant, afterKeyframeLeft: Bool)?
-    /// When a retransmission was last sent, to any receiver of the layer.
-    private var lastResend: Instant?
+    /// When a packet of the last keyframe was last resent, to any receiver of the layer.
+    private var lastKeyframeResend: Instant?
     public private(set) var requestsAnswered = 0
     /// Requests answered by a keyframe made or sent already, this included.
     public private(set) var requestsCoalesced = 0
@@ -118,34 +119,40 @@ public struct KeyframeGate: Sendable {
             return lastKeyframe + Self.spacing(linkLimited: linkLimited && !pending.byRecovery)
         }
         guard let leftToRepair else { return nil }
-        let repairing = lastResend.map { $0 >= lastKeyframe ?? .zero } ?? false
+        let repairing = lastKeyframeResend.map { $0 >= lastKeyframe ?? .zero } ?? false
         let answered = leftToRepair.afterKeyframeLeft && !repairing
             ? leftToRepair.windowEnds : leftToRepair.windowEnds + Self.repairGrace
         return max(answered, (lastKeyframe ?? .zero) + Self.spacing(linkLimited: linkLimited))
     }
 
-    /// A retransmission is sent, to a receiver of this layer.
-    public mutating func resent(at now: Instant) {
-        lastResend = now
+    /// A packet of the last keyframe is resent, to a receiver of this layer: its repair is under
+    /// way. Resends of the frames after it repair nothing a request left to it waits for.
+    public mutating func keyframeResent(at now: Instant) {
+        lastKeyframeResend = now
     }
 
     private static func spacing(linkLimited: Bool) -> Duration {
         linkLimited ? linkLimitedInterval : minimumInterval
     }
 
-    /// The encoder made an IDR (asked for or not): pending requests are answered.
-    public mutating func keyframeEncoded(at now: Instant) {
+    /// The encoder made an IDR (asked for or not), in an encode call that began at `started`:
+    /// pending requests are answered. Its slices leave as the encoder makes them, so on a link
+    /// with room its last packet may have left before the call returned: a keyframe sent since
+    /// `started` is this one. (Taken for still in flight, a keyframe that had left kept every
+    /// request of the next 2 s waiting on its repair.)
+    public mutating func keyframeEncoded(at now: Instant, started: Instant? = nil) {
         if pending != nil || leftToRepair != nil { requestsAnswered += 1 }
         pending = nil
         leftToRepair = nil
         lastKeyframe = now
         framesSinceKeyframe = 0
+        if let sent = lastKeyframeSent, let started, sent >= started { return }
         lastKeyframeSent = nil
     }
 
     /// The last keyframe's last packet left the pacer.
     public mutating func keyframeSent(at now: Instant) {
-        if lastKeyframe != nil { lastKeyframeSent = now }
+        lastKeyframeSent = now
     }
 
     private func keyframeInFlight(at now: Instant, repairWindow: Duration) -> Bool {

@@ -127,9 +127,9 @@ package final class EncoderLayer: @unchecked Sendable {
         }
     }
 
-    /// A member resends what its receiver lost: a repair is under way.
-    func resent(at now: Instant) {
-        lock.withLock { state.gate.resent(at: now) }
+    /// A member resends packets of the last keyframe its receiver lost: that keyframe's repair is under way.
+    func keyframeResent(at now: Instant) {
+        lock.withLock { state.gate.keyframeResent(at: now) }
     }
 
     /// A member sent a keyframe's last packet.
@@ -335,7 +335,7 @@ package final class EncoderLayer: @unchecked Sendable {
                                               askedBits: Double(settings.bitrate) / Double(max(1, settings.fps)), at: now)
                 }
                 if encoded.isKeyframe {
-                    state.gate.keyframeEncoded(at: now)
+                    state.gate.keyframeEncoded(at: now, started: started)
                     state.keyframesMade += 1
                 } else {
                     state.gate.frameEncoded()

@@ -304,6 +304,7 @@ public final class SenderConnection: @unchecked Sendable {
                     return nil
                 case .media:
                     state.countSent(info)
+                    if info.keyframe { state.lastKeyframeTimestamp = info.timestamp }
                     guard info.marker else { return nil }
                     frameLeft(info, at: now)
                     guard info.keyframe else { return nil }

@@ -113,20 +113,21 @@ struct KeyframeGateTests {
         #expect(answered.requestsAnswered == 1)
     }
 
-    @Test func aRequestAfterTheKeyframeLeft_withNothingResentSinceIt_isAnsweredWhenItsWindowEnds() {
-        // 1 s: an IDR, whose last packet left at 1.25 s; a PLI at 1.4 s (window 250 ms). Nothing
-        // resent since the IDR: the receiver gave it up for coming late, and no repair is under
-        // way: an IDR at 1.65 s, or at 2 s while the link is the limit. A resend at 1.3 s is a
-        // repair under way: the 2 s after the window hold, to 3.65 s. One before the IDR is not.
+    @Test func aRequestAfterTheKeyframeLeft_withNoneOfItsPacketsResent_isAnsweredWhenItsWindowEnds() {
+        // 1 s: an IDR, whose last packet left at 1.25 s; a PLI at 1.4 s (window 250 ms). None of
+        // its packets resent: the request is about a frame after it, or the receiver gave it up for
+        // coming late, and no repair of it is under way: an IDR at 1.65 s, or at 2 s while the link
+        // is the limit. One of its packets resent at 1.3 s is a repair under way: the 2 s after the
+        // window hold, to 3.65 s. A resend before the IDR is not.
         var gate = KeyframeGate()
-        gate.resent(at: .seconds(0.9))
+        gate.keyframeResent(at: .seconds(0.9))
         gate.keyframeEncoded(at: .seconds(1))
         gate.keyframeSent(at: .seconds(1.25))
         gate.request(at: .seconds(1.4), by: .receiver, repairWindow: .milliseconds(250))
         #expect(!gate.isPending && gate.requestsLeftToRepair == 1)
         #expect(gate.earliestKeyframe() == .seconds(1.65))
         #expect(gate.earliestKeyframe(linkLimited: true) == .seconds(2))
-        gate.resent(at: .seconds(1.3))
+        gate.keyframeResent(at: .seconds(1.3))
         #expect(gate.earliestKeyframe() == .seconds(3.65))
     }
 
@@ -164,6 +165,23 @@ struct KeyframeGateTests {
         // A recovery request joining it lifts the second's wait.
         gate.request(at: .seconds(0.6), by: .recovery)
         #expect(gate.shouldEncodeKeyframe(at: .seconds(0.6), linkLimited: true))
+    }
+
+    @Test func aKeyframeWhoseEndLeftBeforeTheEncodeReturned_isNotInFlight() {
+        // An encode from 1 s to 1.02 s makes an IDR whose last slice left at 1.01 s, before the
+        // call returned. A PLI at 1.3 s (window 250 ms) is past its repair: an IDR at 1.32 s,
+        // 300 ms after the last. A keyframe that left before the encode began is an older one.
+        var gate = KeyframeGate()
+        gate.keyframeSent(at: .seconds(1.01))
+        gate.keyframeEncoded(at: .seconds(1.02), started: .seconds(1))
+        gate.request(at: .seconds(1.3), by: .receiver, repairWindow: .milliseconds(250))
+        #expect(gate.isPending && gate.requestsLeftToRepair == 0)
+        #expect(gate.earliestKeyframe() == .seconds(1.32))
+        var older = KeyframeGate()
+        older.keyframeSent(at: .seconds(0.99))
+        older.keyframeEncoded(at: .seconds(1.02), started: .seconds(1))
+        older.request(at: .seconds(1.3), by: .receiver, repairWindow: .milliseconds(250))
+        #expect(!older.isPending && older.requestsLeftToRepair == 1)
     }
 
     @Test func aKeyframeWhoseEndNeverLeft_stopsCountingAfterTwoSeconds() {
