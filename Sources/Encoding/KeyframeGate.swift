@@ -13,11 +13,10 @@ import Media
 /// `repairGrace` after that window, one is made then: a receiver that asks
 /// only when it gives a packet up (rtpbin) does not ask again when the repair
 /// fails, and waited frozen for the next periodic keyframe, 8 s later. A
-/// request first made after the keyframe left, with none of that keyframe's
-/// packets resent, is answered when its window ends: no repair of it is under
-/// way, and the request is about a frame after it, or the receiver gave the
-/// keyframe up for coming too late (rtpbin does at its latency), which no
-/// retransmission mends.
+/// request first made after the keyframe left, with nothing resent since that
+/// keyframe was made, is answered when its window ends: no repair is under
+/// way, and the receiver gave the keyframe up for coming too late (rtpbin
+/// does at its latency), which no retransmission mends.
 /// While the link is the limit, keyframes a receiver asks for are at least a
 /// second apart. Recovery's own requests (the watchdog, the ladder, the call
 /// client) keep the 300 ms rule only.
@@ -65,8 +64,8 @@ public struct KeyframeGate: Sendable {
     /// When the window of the first request left to a repair ends, and whether that request
     /// came after the keyframe's last packet left; nil once a keyframe came.
     private var leftToRepair: (windowEnds: Instant, afterKeyframeLeft: Bool)?
-    /// When a packet of the last keyframe was last resent, to any receiver of the layer.
-    private var lastKeyframeResend: Instant?
+    /// When a retransmission was last sent, to any receiver of the layer.
+    private var lastResend: Instant?
     public private(set) var requestsAnswered = 0
     /// Requests answered by a keyframe made or sent already, this included.
     public private(set) var requestsCoalesced = 0
@@ -119,16 +118,15 @@ public struct KeyframeGate: Sendable {
             return lastKeyframe + Self.spacing(linkLimited: linkLimited && !pending.byRecovery)
         }
         guard let leftToRepair else { return nil }
-        let repairing = lastKeyframeResend.map { $0 >= lastKeyframe ?? .zero } ?? false
+        let repairing = lastResend.map { $0 >= lastKeyframe ?? .zero } ?? false
         let answered = leftToRepair.afterKeyframeLeft && !repairing
             ? leftToRepair.windowEnds : leftToRepair.windowEnds + Self.repairGrace
         return max(answered, (lastKeyframe ?? .zero) + Self.spacing(linkLimited: linkLimited))
     }
 
-    /// A packet of the last keyframe is resent, to a receiver of this layer: its repair is under
-    /// way. Resends of the frames after it repair nothing a request left to it waits for.
-    public mutating func keyframeResent(at now: Instant) {
-        lastKeyframeResend = now
+    /// A retransmission is sent, to a receiver of this layer.
+    public mutating func resent(at now: Instant) {
+        lastResend = now
     }
 
     private static func spacing(linkLimited: Bool) -> Duration {

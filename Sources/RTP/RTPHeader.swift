@@ -68,11 +68,6 @@ public struct RTPHeader: Equatable, Sendable {
         for csrc in csrcs.prefix(Int(Self.csrcCountMask)) { out.appendUInt32(csrc) }
     }
 
-    /// The timestamp of the packet in `packet`; nil when it is too short to hold a header.
-    public static func timestamp(in packet: UnsafeRawBufferPointer) -> UInt32? {
-        packet.count >= fixedSize ? packet.uint32(at: 4) : nil
-    }
-
     /// The sender's hot path: writes a 12-byte header without CSRCs into
     /// `buffer` at its start, allocating nothing.
     public static func write(

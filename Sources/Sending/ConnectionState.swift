@@ -19,8 +19,6 @@ struct ConnectionState {
     var transceivers = 1
     var framesSent = 0
     var keyframesAsked = 0
-    /// The RTP timestamp of the last keyframe sent: a resend of one of its packets is its repair (docs/behaviour.md §7.4).
-    var lastKeyframeTimestamp: UInt32?
     var protectErrors = 0
     var sendErrors = 0
     /// Every first send, on any SSRC this connection has had.

@@ -127,9 +127,9 @@ package final class EncoderLayer: @unchecked Sendable {
         }
     }
 
-    /// A member resends packets of the last keyframe its receiver lost: that keyframe's repair is under way.
-    func keyframeResent(at now: Instant) {
-        lock.withLock { state.gate.keyframeResent(at: now) }
+    /// A member resends what its receiver lost: a repair is under way.
+    func resent(at now: Instant) {
+        lock.withLock { state.gate.resent(at: now) }
     }
 
     /// A member sent a keyframe's last packet.

@@ -208,15 +208,12 @@ extension SenderConnection {
     ) -> (resent: Int, refused: Int) {
         var resends: [(bytes: [UInt8], info: PacketInfo)] = []
         var refused = 0
-        var repairsKeyframe = false
-        let keyframe = lock.withLock { state.lastKeyframeTimestamp }
         for sequence in sequences {
             guard lock.withLock({ state.mayRetransmit(bytes: PacketQueue.slotSize, at: now) }) else {
                 refused += 1
                 continue
             }
             guard let packet = history.withLock({ $0.takeForResend(sequenceNumber: sequence, at: now) }) else { continue }
-            if let keyframe, packet.withUnsafeBytes({ RTPHeader.timestamp(in: $0) }) == keyframe { repairsKeyframe = true }
             if transceiver.retransmission != nil {
                 if let rtx = packet.withUnsafeBytes({ transceiver.rtxPacket(carrying: $0) }) { resends.append(rtx) }
             } else {
@@ -224,7 +221,7 @@ extension SenderConnection {
                                                    keyframe: false, kind: .retransmission, payloadLength: 0)))
             }
         }
-        if repairsKeyframe { lock.withLock { layer }?.keyframeResent(at: now) }
+        if !resends.isEmpty { lock.withLock { layer }?.resent(at: now) }
         // The last first: they leave in order.
         for resend in resends.reversed() {
             _ = resend.bytes.withUnsafeBytes { bytes in

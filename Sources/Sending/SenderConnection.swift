@@ -304,7 +304,6 @@ public final class SenderConnection: @unchecked Sendable {
                     return nil
                 case .media:
                     state.countSent(info)
-                    if info.keyframe { state.lastKeyframeTimestamp = info.timestamp }
                     guard info.marker else { return nil }
                     frameLeft(info, at: now)
                     guard info.keyframe else { return nil }

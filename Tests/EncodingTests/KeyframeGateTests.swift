@@ -113,21 +113,20 @@ struct KeyframeGateTests {
         #expect(answered.requestsAnswered == 1)
     }
 
-    @Test func aRequestAfterTheKeyframeLeft_withNoneOfItsPacketsResent_isAnsweredWhenItsWindowEnds() {
-        // 1 s: an IDR, whose last packet left at 1.25 s; a PLI at 1.4 s (window 250 ms). None of
-        // its packets resent: the request is about a frame after it, or the receiver gave it up for
-        // coming late, and no repair of it is under way: an IDR at 1.65 s, or at 2 s while the link
-        // is the limit. One of its packets resent at 1.3 s is a repair under way: the 2 s after the
-        // window hold, to 3.65 s. A resend before the IDR is not.
+    @Test func aRequestAfterTheKeyframeLeft_withNothingResentSinceIt_isAnsweredWhenItsWindowEnds() {
+        // 1 s: an IDR, whose last packet left at 1.25 s; a PLI at 1.4 s (window 250 ms). Nothing
+        // resent since the IDR: the receiver gave it up for coming late, and no repair is under
+        // way: an IDR at 1.65 s, or at 2 s while the link is the limit. A resend at 1.3 s is a
+        // repair under way: the 2 s after the window hold, to 3.65 s. One before the IDR is not.
         var gate = KeyframeGate()
-        gate.keyframeResent(at: .seconds(0.9))
+        gate.resent(at: .seconds(0.9))
         gate.keyframeEncoded(at: .seconds(1))
         gate.keyframeSent(at: .seconds(1.25))
         gate.request(at: .seconds(1.4), by: .receiver, repairWindow: .milliseconds(250))
         #expect(!gate.isPending && gate.requestsLeftToRepair == 1)
         #expect(gate.earliestKeyframe() == .seconds(1.65))
         #expect(gate.earliestKeyframe(linkLimited: true) == .seconds(2))
-        gate.keyframeResent(at: .seconds(1.3))
+        gate.resent(at: .seconds(1.3))
         #expect(gate.earliestKeyframe() == .seconds(3.65))
     }
 
