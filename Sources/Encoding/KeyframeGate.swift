@@ -137,7 +137,8 @@ public struct KeyframeGate: Sendable {
     /// pending requests are answered. Its slices leave as the encoder makes them, so on a link
     /// with room its last packet may have left before the call returned: a keyframe sent since
     /// `started` is this one. (Taken for still in flight, a keyframe that had left kept every
-    /// request of the next 2 s waiting on its repair.)
+    /// request of the next 2 s waiting on its repair. An older keyframe that was still leaving
+    /// is taken for this one, which only shortens the wait.)
     public mutating func keyframeEncoded(at now: Instant, started: Instant? = nil) {
         if pending != nil || leftToRepair != nil { requestsAnswered += 1 }
         pending = nil
