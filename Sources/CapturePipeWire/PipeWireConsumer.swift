@@ -52,7 +52,7 @@ final class PipeWireConsumer: PipeWireStreamDelegate, @unchecked Sendable {
         self.target = target
         self.linksItself = linksItself
         self.arrived = arrived
-        framePeriod = .nanoseconds(1_000_000_000 / max(1, fps))
+        framePeriod = .framePeriod(fps: fps)
         health = PipeWireStreamHealth(stallLimit: stallLimit, now: output.clock.now)
         stream.delegate = self
         let params = PipeWireParamList()

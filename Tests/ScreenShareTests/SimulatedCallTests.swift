@@ -271,11 +271,7 @@ import Testing
         share.run(for: .seconds(3))
         let before = share.connection.keyframesMade
         peer.sendPLI(ssrc: share.connection.ssrc)
-        var waited = 0
-        while share.connection.keyframesMade == before && waited < 110 {
-            share.run(for: .milliseconds(10))
-            waited += 1
-        }
+        _ = share.runUntilKeyframe(past: before, within: .milliseconds(1100))
         #expect(share.connection.keyframesMade == before + 1, "the PLI brought no IDR within 1.1 s")
         for gap in [50, 100, 100] {
             share.run(for: .milliseconds(Int64(gap)))
@@ -306,13 +302,9 @@ import Testing
         for asked in 1...2 {
             let before = share.connection.keyframesMade
             share.receive(pli)
-            var waited = 0
-            while share.connection.keyframesMade == before && waited < 20 {
-                share.run(for: .milliseconds(10))
-                waited += 1
-            }
+            let waited = share.runUntilKeyframe(past: before, within: .milliseconds(200))
             #expect(share.connection.keyframesMade == before + 1, "PLI \(asked) brought no IDR within 200 ms")
-            share.run(for: .milliseconds(350 - Int64(waited * 10)))
+            share.run(for: .milliseconds(350) - waited)
         }
         let keyframes = share.connection.diagnosticLines.first { $0.hasPrefix("keyframes") } ?? ""
         #expect(keyframes.contains("left to a repair 0"), "\(keyframes)")

@@ -128,6 +128,17 @@ final class SimulatedShare: @unchecked Sendable {
         connection.handleDatagram(&bytes, count: count, from: connection.config.destination)
     }
 
+    /// Runs in 10 ms steps until the share has made more than `count` keyframes, for at most
+    /// `limit`; returns how long it ran.
+    func runUntilKeyframe(past count: Int, within limit: Duration) -> Duration {
+        var ran = Duration.zero
+        while connection.keyframesMade == count && ran < limit {
+            run(for: .milliseconds(10))
+            ran += .milliseconds(10)
+        }
+        return ran
+    }
+
     /// Runs `duration` in steps of `step`, noting the status after each.
     func sample(for duration: Duration, every step: Duration = .milliseconds(100)) -> [(at: Double, status: ShareStatus)] {
         var samples: [(at: Double, status: ShareStatus)] = []
