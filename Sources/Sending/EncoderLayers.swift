@@ -8,8 +8,9 @@ import Media
 /// as its estimate moves it changes class (with `LayerBand`'s hysteresis) and
 /// moves to that class's layer. A receiver alone on its layer takes the layer
 /// with it rather than move, so one receiver keeps one encoder throughout, and
-/// so do all of a layer's receivers when their class changes alike. A
-/// receiver with an injected fault has a layer of its own.
+/// so do all of a layer's receivers when their class changes alike. A rise
+/// counts only as far as the layer's rate, so a layer's receivers rise
+/// together. A receiver with an injected fault has a layer of its own.
 package final class EncoderLayers: @unchecked Sendable {
     // Safety: guarded by `lock`. Lock order: this lock, then a layer's, then a connection's.
     private struct Entry {
@@ -92,8 +93,10 @@ package final class EncoderLayers: @unchecked Sendable {
             if let last = lastRebalance, now - last < .seconds(1) { return }
             lastRebalance = now
             let top = self.top
+            let targets = members.map { $0.connection.target(at: now).bitrate }
             let changed = members.indices.filter { i in
-                members[i].band.update(target: members[i].connection.target(at: now).bitrate, top: top, at: now)
+                let layerRate = members.indices.filter { members[$0].layer === members[i].layer }.map { targets[$0] }.min() ?? targets[i]
+                return members[i].band.update(target: targets[i], layerRate: layerRate, top: top, at: now)
             }
             for i in changed {
                 let (layer, band) = (members[i].layer, members[i].band.band)

@@ -34,16 +34,19 @@ struct LayerBand: Sendable {
         band >= count - 1 ? 0 : Double(top) / Double(2 << band)
     }
 
-    /// Takes the target at `now`; returns true when the class changed.
-    mutating func update(target: Int, top: Int, at now: Instant) -> Bool {
-        let t = Double(target)
-        let below = t < LayerBand.lowerEdge(of: band, top: top) / LayerBand.margin
-        let above = band > 0 && t >= LayerBand.lowerEdge(of: band - 1, top: top) * LayerBand.margin
+    /// Takes the target at `now` and `layerRate`, the least target on the receiver's layer;
+    /// returns true when the class changed. A rise counts only as far as the layer's rate: a
+    /// receiver sent another's lower rate has an estimate untried above what it is sent, which
+    /// the estimator lets drift to 1.5 × that, and two receivers behind one uplink split on it.
+    mutating func update(target: Int, layerRate: Int, top: Int, at now: Instant) -> Bool {
+        let tried = min(target, layerRate)
+        let below = Double(target) < LayerBand.lowerEdge(of: band, top: top) / LayerBand.margin
+        let above = band > 0 && Double(tried) >= LayerBand.lowerEdge(of: band - 1, top: top) * LayerBand.margin
         guard below || above else {
             beyondSince = nil
             return false
         }
-        let wanted = LayerBand.natural(target: target, top: top)
+        let wanted = LayerBand.natural(target: below ? target : tried, top: top)
         if let since = beyondSince, since.band == wanted {
             guard now - since.at >= LayerBand.dwell else { return false }
             band = wanted

@@ -176,6 +176,42 @@ import Testing
         #expect(all.map(\.keyframesMade) == keyframes)
     }
 
+    /// Two receivers behind one uplink, fallen together: one's estimate rising alone, above the
+    /// rate the layer sends it, keeps it on the layer; it is untried, and a second encoder on
+    /// the same uplink would contend with the first. Rising together, they keep their encoder.
+    @Test func aMemberWhoseEstimateAloneRises_staysOnItsLayer() throws {
+        let (share, all) = try share(viewers: 1)
+        defer { share.stop() }
+        share.run(for: .seconds(2))
+        func remb(_ bitrate: UInt64, _ connections: [SenderConnection]) {
+            for c in connections {
+                share.receive(.receiverEstimatedMaximumBitrate(ReceiverEstimatedMaximumBitrate(senderSSRC: 7, bitrate: bitrate, ssrcs: [c.ssrc])),
+                              to: c)
+            }
+        }
+        for _ in 0..<6 {
+            remb(400_000, all)
+            share.run(for: .seconds(1))
+        }
+        let layer = all[0].layerFigures.id
+        #expect(share.session.layerLine.hasPrefix("layers: 1,") && share.session.layerLine.contains("class 2"), "\(share.session.layerLine)")
+        for _ in 0..<6 {
+            remb(4_000_000, [all[0]])
+            remb(400_000, [all[1]])
+            share.run(for: .seconds(1))
+        }
+        #expect(share.session.layerLine.hasPrefix("layers: 1,"), "\(share.session.layerLine)")
+        #expect(all.allSatisfy { $0.layerFigures.id == layer })
+        let keyframes = all.map(\.keyframesMade)
+        for _ in 0..<6 {
+            remb(4_000_000, all)
+            share.run(for: .seconds(1))
+        }
+        #expect(share.session.layerLine.hasPrefix("layers: 1,") && !share.session.layerLine.contains("class 2"), "\(share.session.layerLine)")
+        #expect(all.allSatisfy { $0.layerFigures.id == layer })
+        #expect(all.map(\.keyframesMade) == keyframes)
+    }
+
     /// One receiver alone takes its layer with it: no new encoder, no keyframe, for a change of class.
     @Test func aReceiverAlone_keepsItsEncoderWhenItsClassChanges() throws {
         let share = try SimulatedShare(scenario: .motion)
@@ -204,7 +240,9 @@ struct LayerBandTests {
 
     @Test func aChange_needsAQuarterPastTheEdge_forThreeSeconds() {
         var band = LayerBand(target: 4_000_000, top: 4_000_000)
-        func moved(_ target: Int, at seconds: Double) -> Bool { band.update(target: target, top: 4_000_000, at: .seconds(seconds)) }
+        func moved(_ target: Int, at seconds: Double) -> Bool {
+            band.update(target: target, layerRate: target, top: 4_000_000, at: .seconds(seconds))
+        }
         // Just under the edge (2 Mbit/s) is not a quarter past it.
         #expect(!moved(1_700_000, at: 0))
         #expect(!moved(1_700_000, at: 10))
@@ -221,6 +259,27 @@ struct LayerBandTests {
         #expect(!moved(2_600_000, at: 35))
         #expect(moved(2_600_000, at: 36))
         #expect(band.band == 0)
+    }
+
+    /// A receiver sent a lower rate than its own target rises no higher than that rate: its
+    /// estimate above it is untried. It still falls on its own target.
+    @Test func aRise_countsOnlyAsFarAsTheLayersRate() {
+        var band = LayerBand(target: 800_000, top: 4_000_000)
+        func moved(_ target: Int, sent layerRate: Int, at seconds: Double) -> Bool {
+            band.update(target: target, layerRate: layerRate, top: 4_000_000, at: .seconds(seconds))
+        }
+        #expect(band.band == 2)
+        // 1.3 Mbit/s is a quarter past the 1 Mbit/s edge, but the layer is sent 0.9.
+        for second in 0...6 { #expect(!moved(1_300_000, sent: 900_000, at: Double(second))) }
+        #expect(band.band == 2)
+        // Sent 1.3 itself, it rises after the dwell.
+        #expect(!moved(1_300_000, sent: 1_300_000, at: 10))
+        #expect(moved(1_300_000, sent: 1_300_000, at: 13))
+        #expect(band.band == 1)
+        // Its own target falling moves it down, whatever the layer's rate.
+        #expect(!moved(700_000, sent: 600_000, at: 20))
+        #expect(moved(700_000, sent: 600_000, at: 23))
+        #expect(band.band == 2)
     }
 }
 
