@@ -96,6 +96,14 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// Counted as a fresh first, the next halving (2 to 1 Mbit/s into 1.5) went unwaited, and the queue
     /// it left halved a third time, to 0.5.
     static let overrunsCloseTogether: Duration = .seconds(3)
+    /// An overrun told first by loss whose queue no second late NACK had yet confirmed, and then,
+    /// in the very next window, with it confirmed, is one overrun told twice: the window after a
+    /// back-off holds packets sent into the queue the overrun left, and its keyframes. Halved
+    /// again from the first back-off, the estimate into rtpbin behind a 1.5 Mbit/s tbf went
+    /// 1.98 → 1.42 → 0.71 Mbit/s in 0.9 s, and 2.2 → 1.5 → 0.76 in 1.1 s: half the link, and
+    /// seconds to climb back. So the two together take off no more than one halving of the rate
+    /// before the first.
+    static let overrunToldTwiceLandsAt = LossBasedEstimator.overrunDecrease
     /// The estimate rising this much since the last probe (far from any
     /// known ceiling, so by multiplicative steps) means the path has room
     /// the rate control would take many seconds to find: probe it. After
@@ -155,6 +163,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The first back-off for an overrun follows a path that may be far under the rate (a start
     /// at the cap, a link stepped down); by the next, close after it, the rate has been halved twice.
     private var lastOverrunBackOff: Instant?
+    /// The estimate before a back-off on loss with no queue confirmed in front of it, until the
+    /// NACK meter's next window is judged (`overrunToldTwiceLandsAt`).
+    private var beforeUnconfirmedBackOff: Double?
     /// When the last keyframe's last packet left, the last NACK naming a loss came, and a receiver
     /// last asked for a keyframe that one should already have answered, with no NACK since
     /// (`onKeyframeRequest`).
@@ -481,10 +492,17 @@ public struct SendSideBandwidthEstimator: Sendable {
             loss = LossBasedEstimator.lowLoss
         }
         let overrun = (nacked?.behindAQueue ?? false) && (nacked?.ratio ?? 0) >= (reported ?? 0)
+        let toldBefore = nacked == nil ? nil : beforeUnconfirmedBackOff
+        if nacked != nil { beforeUnconfirmedBackOff = nil }
         lossBased.update(
             lossRatio: loss, sending: sending.rate(at: now) * 8, overrun: overrun,
             applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
         guard lossBased.bitrate < before else { return }
+        if overrun, let toldBefore {
+            lossBased.recover(to: min(before, Self.overrunToldTwiceLandsAt * toldBefore))
+        } else if !overrun {
+            beforeUnconfirmedBackOff = before
+        }
         let again = lastOverrunBackOff.map { now - $0 < Self.overrunsCloseTogether } ?? false
         let drain = overrun && again
             ? min((nacked?.queueWait ?? .zero) * Self.drainPerQueueWait, Self.longestDrain) : .zero

@@ -176,6 +176,36 @@ struct LossAndProbeTests {
         #expect(run.at.count == 2 && run.at.first == 1.0 && run.at.last! < 2.5, "\(run.at)")
     }
 
+    /// 1.92 Mbit/s from a 2 Mbit/s cap for 4 s, a 1200-byte packet every 5 ms: a fifth of the first
+    /// window NACKed on time (no queue yet confirmed), then NACKs 300 ms late from the window that
+    /// begins `windowsLater` windows after; the estimate before the first back-off and after each.
+    private static func toldTwice(windowsLater: Int) -> (before: Double, after: [Double]) {
+        var estimator = SendSideBandwidthEstimator(cap: 2_000_000, feedbackKind: .receiverReports)
+        let before = estimator.lossBasedBitrate
+        var after: [Double] = []
+        let late = 230 + 140 * (windowsLater - 1)
+        for i in 0..<800 {
+            let now = Instant.zero + .milliseconds(Int64(5 * i))
+            let was = estimator.lossBasedBitrate
+            _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
+            if i == 170 { estimator.onNack(sequenceNumbers: (10..<50).map { UInt16($0) }, at: now) }
+            if i == late + 60 { estimator.onNack(sequenceNumbers: (late..<late + 30).map { UInt16($0) }, waited: .milliseconds(300), at: now) }
+            if i == late + 80 { estimator.onNack(sequenceNumbers: (late + 40..<late + 45).map { UInt16($0) }, waited: .milliseconds(300), at: now) }
+            if estimator.lossBasedBitrate < was { after.append(estimator.lossBasedBitrate) }
+        }
+        return (before, after)
+    }
+
+    @Test func estimator_anOverrunToldFirstUnconfirmed_thenConfirmedInTheNextWindow_takesOffOneHalving() {
+        let twice = Self.toldTwice(windowsLater: 1)
+        #expect(twice.after.count == 2, "\(twice.after)")
+        #expect(twice.after.last.map { $0 >= 0.5 * twice.before - 1 } == true, "\(twice.before) → \(twice.after)")
+        // Confirmed a window later, it is an overrun of its own, halved from where the estimate stands.
+        let apart = Self.toldTwice(windowsLater: 2)
+        #expect(apart.after.count == 2, "\(apart.after)")
+        #expect(apart.after.last.map { $0 < 0.5 * apart.before - 50_000 } == true, "\(apart.before) → \(apart.after)")
+    }
+
     /// 1.92 Mbit/s from a 4 Mbit/s cap for 5 s, a 1200-byte packet every 5 ms; a NACK at 0.5 s
     /// for 30 of the first 200 packets, then, when `nacking`, one for a single packet 250 ms after
     /// each keyframe. A keyframe leaves at 1, 2, 3 and 4 s, and, when `askingAgain`, the receiver
