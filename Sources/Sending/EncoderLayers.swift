@@ -94,9 +94,14 @@ package final class EncoderLayers: @unchecked Sendable {
             lastRebalance = now
             let top = self.top
             let targets = members.map { $0.connection.target(at: now).bitrate }
+            // Each layer's rate: the least of its members' targets, as the layer encodes at.
+            var layerRates: [ObjectIdentifier: Int] = [:]
+            for (member, target) in zip(members, targets) {
+                layerRates[ObjectIdentifier(member.layer)] = min(layerRates[ObjectIdentifier(member.layer)] ?? target, target)
+            }
             let changed = members.indices.filter { i in
-                let layerRate = members.indices.filter { members[$0].layer === members[i].layer }.map { targets[$0] }.min() ?? targets[i]
-                return members[i].band.update(target: targets[i], layerRate: layerRate, top: top, at: now)
+                members[i].band.update(target: targets[i], layerRate: layerRates[ObjectIdentifier(members[i].layer)] ?? targets[i],
+                                       top: top, at: now)
             }
             for i in changed {
                 let (layer, band) = (members[i].layer, members[i].band.band)
