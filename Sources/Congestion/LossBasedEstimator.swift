@@ -61,6 +61,9 @@ public struct LossBasedEstimator: Sendable {
     /// got through is an upper bound. Taking off less left a 4 Mbit/s start
     /// overrunning that tbf for four seconds, three back-offs of 30 %.
     static let overrunDecrease = 0.5
+    /// Where the path's rate was measured, an overrun lands this far under it, as the delay-based
+    /// rate control does, so the queue it left drains.
+    static let underCarried = 0.8
 
     public private(set) var bitrate: Double
     public private(set) var lastLossRatio: Double?
@@ -93,9 +96,11 @@ public struct LossBasedEstimator: Sendable {
     /// While the sender is application-limited, moderate loss holds the
     /// estimate instead of pulling it to the little that is being sent.
     /// `overrun`: the loss came with a standing queue in front of it, so a
-    /// bottleneck is overrun (not a burst, not random loss). `roundTrip` sets
+    /// bottleneck is overrun (not a burst, not random loss). `carried`: what the
+    /// overrun path was measured to carry, in bits per second, if it was. `roundTrip` sets
     /// the pace near where the path last ran out: a packet per response time.
-    public mutating func update(lossRatio: Double, sending: Double, overrun: Bool = false, applicationLimited: Bool = false,
+    public mutating func update(lossRatio: Double, sending: Double, overrun: Bool = false, carried: Double? = nil,
+                                applicationLimited: Bool = false,
                                 roundTrip: Duration = SendSideBandwidthEstimator.assumedRoundTrip, at now: Instant) {
         let loss = min(max(lossRatio, 0), 1)
         // The estimate that what is sent fills.
@@ -114,9 +119,11 @@ public struct LossBasedEstimator: Sendable {
             // keyframe overflowing a receiver's socket) or random: half the loss, the classic rule.
             let share = overrun ? max(loss, Self.overrunDecrease) : 0.5 * loss
             let base = max(min(bitrate, sending), Self.backOffFloor * bitrate)
-            bitrate = max(base * (1 - share), Self.backOffFloor * bitrate)
+            let measured = carried.map { $0 / applicationShare }
+            let landing = measured.map { min(base, Self.underCarried * $0) } ?? base * (1 - share)
+            bitrate = max(landing, Self.backOffFloor * bitrate)
             // Where the path ran out is what got through, not the rate that overran it.
-            if overrun, !applicationLimited { lossOnset = base / applicationShare * (1 - loss) }
+            if overrun, !applicationLimited { lossOnset = measured ?? base / applicationShare * (1 - loss) }
         } else if loss >= Self.lowLoss {
             // The path is full, or loses a little on the way (radio, a busy receiver): growth
             // stops. That says nothing of where the path runs out, so growth after it is not

@@ -46,6 +46,13 @@ public struct NackLossMeter: Sendable {
     public static let tooYoungToTell: Duration = .milliseconds(20)
     /// Late NACKs remembered, a bound on what a receiver can make the meter hold.
     static let lateNacksKept = 32
+    /// How long beyond the round trip each NACK came after the packet following its newest loss
+    /// left: behind a queue that grows, that wait grows as the packets are sent. At least this many
+    /// NACKs, over at least `queueGrowthSpan` of sending, say how fast; fewer could be a receiver
+    /// that holds some NACKs for its regular reports (rtpbin: up to 485 ms).
+    static let queueGrowthSamples = 8
+    static let queueGrowthSpan: Duration = .milliseconds(300)
+    static let waitsKept = 128
 
     private struct Sent: Sendable {
         var sequenceNumber: UInt16
@@ -72,6 +79,9 @@ public struct NackLossMeter: Sendable {
     private var named = (guesses: 0, all: 0)
     /// When the NACKs that came `standingQueue` late came, and how many losses each named first.
     private var lateNacks: [(at: Instant, fresh: Int)] = []
+    /// Each NACK that named a loss first: when the packet after its newest loss left, and how long
+    /// beyond the round trip the NACK came after that.
+    private var waits: [(sentAt: Instant, waited: Duration)] = []
     /// The numbers `named` spans before it is halved, so it follows the receiver as it is now.
     static let namedMemory = 256
     /// A receiver whose NACKs are this much guesswork asks by the clock, not by
@@ -102,12 +112,19 @@ public struct NackLossMeter: Sendable {
         if named.all > Self.namedMemory { named = (named.guesses / 2, named.all / 2) }
         let late = waited.flatMap { $0 >= Self.standingQueue ? (at: now, waited: $0) : nil }
         var fresh = 0
+        var newestSentAt: (number: UInt16, at: Instant)?
         for number in sequenceNumbers {
             let index = Self.slot(number)
             guard let packet = sent[index], packet.sequenceNumber == number, !packet.lost else { continue }
             sent[index]?.lost = true
             sent[index]?.lateNack = late
             fresh += 1
+            if newestSentAt.map({ packet.at >= $0.at }) ?? true { newestSentAt = (number, packet.at) }
+        }
+        if let waited, let newestSentAt, let after = sent[Self.slot(newestSentAt.number &+ 1)],
+           after.sequenceNumber == newestSentAt.number &+ 1 {
+            waits.append((after.at, waited))
+            if waits.count > Self.waitsKept { waits.removeFirst() }
         }
         // A NACK that only asks again (its first answer was lost too, or is on its way) is late
         // because it is a repeat, not because a queue stands: under 2 % random loss, rtpbin's
@@ -151,9 +168,10 @@ public struct NackLossMeter: Sendable {
     /// earlier (their NACKs have had time to come), and whether most of its
     /// losses were told of from behind a standing queue; then the next
     /// window starts. Windows do not overlap. `queueWait`: the longest that a packet told of
-    /// from behind the queue waited in it.
+    /// from behind the queue waited in it. `queueGrowth`: how much the NACKs' waits grew per
+    /// second of sending over the window, when enough of them came to say.
     public mutating func takeLossRatio(at now: Instant, settle: Duration)
-        -> (ratio: Double, behindAQueue: Bool, queueWait: Duration)? {
+        -> (ratio: Double, behindAQueue: Bool, queueWait: Duration, queueGrowth: Double?)? {
         // A window that starts past the newest packet has nothing in it yet. Taken for one that
         // had wrapped past the memory, it judged the last 4096 packets again, and the next window
         // began before the back-off: the overrun's loss then halved the rate once more, 4 → 2 → 1
@@ -197,7 +215,19 @@ public struct NackLossMeter: Sendable {
         }
         guard let firstAt, let lastAt, lastAt - firstAt >= Self.window, count >= Self.minimumPackets else { return nil }
         windowFirst = next
-        return (Double(lost) / Double(count), lost > 0 && 2 * queued >= lost, queueWait)
+        return (Double(lost) / Double(count), lost > 0 && 2 * queued >= lost, queueWait,
+                queueGrowth(sentFrom: firstAt, to: lastAt))
+    }
+
+    /// The least-squares slope of the NACKs' waits against when the packets after their losses
+    /// left, over those sent from `first` to `last`.
+    private func queueGrowth(sentFrom first: Instant, to last: Instant) -> Double? {
+        let points = waits.filter { $0.sentAt >= first && $0.sentAt <= last }
+            .map { (x: ($0.sentAt - first).inSeconds, y: $0.waited.inSeconds) }
+        guard points.count >= Self.queueGrowthSamples,
+              let earliest = points.map(\.x).min(), let latest = points.map(\.x).max(),
+              latest - earliest >= Self.queueGrowthSpan.inSeconds else { return nil }
+        return TrendlineFilter.leastSquaresSlope(points)
     }
 
     private static func slot(_ number: UInt16) -> Int { Int(number) % capacity }

@@ -104,6 +104,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// seconds to climb back. So the two together take off no more than one halving of the rate
     /// before the first.
     static let overrunToldTwiceLandsAt = LossBasedEstimator.overrunDecrease
+    /// NACKs whose waits grew by this much per second of sending tell a queue that fills:
+    /// what was sent (media and resends) is over the path by that share, so the path carries
+    /// what was sent over one plus it. Smaller, a receiver's hold on its NACKs could make it.
+    static let fillingQueueGrowth = 0.1
     /// The estimate rising this much since the last probe (far from any
     /// known ceiling, so by multiplicative steps) means the path has room
     /// the rate control would take many seconds to find: probe it. After
@@ -491,11 +495,22 @@ public struct SendSideBandwidthEstimator: Sendable {
         if loss < LossBasedEstimator.lowLoss, let asked = keyframeAskedAgain, now - asked < Self.keyframeAskedAgainHolds {
             loss = LossBasedEstimator.lowLoss
         }
-        let overrun = (nacked?.behindAQueue ?? false) && (nacked?.ratio ?? 0) >= (reported ?? 0)
+        let sent = sending.rate(at: now) * 8
+        // rtpbin asks for packets that are late behind a filling queue as for lost ones, and gives
+        // up asking once its latency has passed: what its NACKs count lost read 33 % where a tbf
+        // dropped under 1 %, and 2 % where it dropped a fifth. How fast their waits grow says
+        // how far over the path the sender is, whatever share of the packets they name.
+        let carried = nacked?.queueGrowth.flatMap { $0 >= Self.fillingQueueGrowth ? sent / (1 + $0) : nil }
+        // Waits that fall tell a queue that drains: the sender is under the path, and what the
+        // NACKs name is late, not lost.
+        let draining = (nacked?.queueGrowth ?? 0) <= -Self.fillingQueueGrowth
+        if draining { loss = min(loss, LossBasedEstimator.lowLoss) }
+        let overrun = ((nacked?.behindAQueue ?? false) || carried != nil) && !draining
+            && (nacked?.ratio ?? 0) >= (reported ?? 0)
         let toldBefore = nacked == nil ? nil : beforeUnconfirmedBackOff
         if nacked != nil { beforeUnconfirmedBackOff = nil }
         lossBased.update(
-            lossRatio: loss, sending: sending.rate(at: now) * 8, overrun: overrun,
+            lossRatio: loss, sending: sent, overrun: overrun, carried: overrun ? carried : nil,
             applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
         guard lossBased.bitrate < before else { return }
         if overrun, let toldBefore {
@@ -504,8 +519,12 @@ public struct SendSideBandwidthEstimator: Sendable {
             beforeUnconfirmedBackOff = before
         }
         let again = lastOverrunBackOff.map { now - $0 < Self.overrunsCloseTogether } ?? false
-        let drain = overrun && again
-            ? min((nacked?.queueWait ?? .zero) * Self.drainPerQueueWait, Self.longestDrain) : .zero
+        // Landed under what the path was measured to carry, the queue drains at a fifth of it,
+        // a second or more for the wait rtpbin's late NACKs tell of; what is sent meanwhile meets
+        // it. Still above (one back-off goes no lower than half), the next halving is not delayed.
+        let underPath = carried.map { lossBased.bitrate <= LossBasedEstimator.underCarried * $0 / applicationShare + 1 } ?? false
+        let drain = overrun && underPath ? Self.longestDrain
+            : overrun && again ? min((nacked?.queueWait ?? .zero) * Self.drainPerQueueWait, Self.longestDrain) : .zero
         nackLoss.restart(judgedFrom: now + drain)
         lastLossBackOff = now
         if overrun { lastOverrunBackOff = now }

@@ -242,6 +242,66 @@ struct LossAndProbeTests {
         #expect(nacking.most > 1.1 * nacking.backedOff, "\(nacking)")
     }
 
+    /// Packets 0…199 every 5 ms; every 15th from 10 on lost, `nacks` of them told of, each NACK
+    /// `wait(t)` beyond the round trip after the packet following it left at t seconds.
+    private static func waitsWindow(nacks: Int, wait: (Double) -> Double)
+        -> (ratio: Double, behindAQueue: Bool, queueWait: Duration, queueGrowth: Double?)? {
+        var meter = NackLossMeter()
+        for i in 0..<200 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        for k in 0..<nacks {
+            let lost = 10 + 15 * k
+            let successorLeft = 0.005 * Double(lost + 1)
+            meter.recordNack([UInt16(lost)], waited: .seconds(wait(successorLeft)), at: .seconds(successorLeft + 0.3))
+        }
+        return meter.takeLossRatio(at: .seconds(1.2), settle: .milliseconds(100))
+    }
+
+    @Test func nackLoss_waitsThatGrowAsPacketsLeave_sayHowFastTheQueueFills() {
+        let filling = Self.waitsWindow(nacks: 12) { 0.02 + 0.2 * $0 }
+        #expect(filling?.queueGrowth.map { abs($0 - 0.2) < 1e-6 } == true, "\(String(describing: filling))")
+        #expect(filling?.ratio == 12.0 / 200.0 && filling?.behindAQueue == false)
+        let standing = Self.waitsWindow(nacks: 12) { _ in 0.15 }
+        #expect(standing?.queueGrowth.map { abs($0) < 1e-6 } == true, "\(String(describing: standing))")
+        // Five NACKs could be a receiver's held reports: they say nothing of the queue.
+        let few = Self.waitsWindow(nacks: 5) { 0.02 + 0.2 * $0 }
+        #expect(few != nil && few?.queueGrowth == nil, "\(String(describing: few))")
+    }
+
+    /// 1.92 Mbit/s from a 2 Mbit/s cap, a 1200-byte packet every 5 ms; from 0.5 s to 1 s one
+    /// packet in eight NACKed, each `wait(t)` beyond the round trip after the packet following it
+    /// left at t seconds. The estimate once the NACKs' window has been judged.
+    private static func afterNacksThatWait(_ wait: (Double) -> Double) -> Double {
+        var estimator = SendSideBandwidthEstimator(cap: 2_000_000, feedbackKind: .receiverReports)
+        var nacks: [Int: (lost: Int, waited: Double)] = [:]
+        for lost in stride(from: 100, to: 200, by: 8) {
+            let successorLeft = 0.005 * Double(lost + 1)
+            let waited = wait(successorLeft)
+            nacks[Int(((successorLeft + 0.1 + waited) / 0.005).rounded(.up))] = (lost, waited)
+        }
+        for i in 0..<340 {
+            let now = Instant.zero + .milliseconds(Int64(5 * i))
+            _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
+            if let nack = nacks[i] {
+                estimator.onNack(sequenceNumbers: [UInt16(nack.lost)], waited: .seconds(nack.waited), at: now)
+            }
+        }
+        return estimator.lossBasedBitrate
+    }
+
+    @Test func estimator_nacksWhoseWaitsGrow_backOffUnderWhatThePathCarried() {
+        // Waits that grow by a quarter of each second of sending: the path carries 1.92 / 1.25
+        // Mbit/s, and the estimate lands at 0.8 of that, whatever share of the packets the NACKs
+        // name. Flat waits tell nothing of the path: an eighth lost takes off half of that.
+        let filling = Self.afterNacksThatWait { 0.02 + 0.25 * ($0 - 0.5) }
+        let carried = 1_920_000 / 1.25
+        #expect(abs(filling - 0.8 * carried) < 0.02 * carried, "\(filling)")
+        let standing = Self.afterNacksThatWait { _ in 0.1 }
+        #expect(abs(standing - 1_920_000 * (1 - 0.5 / 8)) < 20_000, "\(standing)")
+        // Waits that fall tell a queue that drains: what the NACKs name was late, not lost.
+        let draining = Self.afterNacksThatWait { 0.2 - 0.25 * ($0 - 0.5) }
+        #expect(draining == 2_000_000, "\(draining)")
+    }
+
     @Test func nackLoss_withNothingSentSinceTheWindowBegan_judgesNothingAgain() {
         // Half of 0…199 lost; the window is taken, then the rate lowered, and nothing leaves
         // until 1.5 s (a still screen, a pacer holding frames for the link).
