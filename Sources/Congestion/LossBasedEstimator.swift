@@ -61,8 +61,8 @@ public struct LossBasedEstimator: Sendable {
     /// got through is an upper bound. Taking off less left a 4 Mbit/s start
     /// overrunning that tbf for four seconds, three back-offs of 30 %.
     static let overrunDecrease = 0.5
-    /// Where the path's rate was measured, an overrun lands this far under it, as the delay-based
-    /// rate control does, so the queue it left drains.
+    /// Where the path's rate was measured, an overrun lands this far under it: the queue it left
+    /// drains at a fifth of the path meanwhile.
     static let underCarried = 0.8
 
     public private(set) var bitrate: Double

@@ -513,7 +513,9 @@ public struct SendSideBandwidthEstimator: Sendable {
             lossRatio: loss, sending: sent, overrun: overrun, carried: overrun ? carried : nil,
             applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
         guard lossBased.bitrate < before else { return }
-        if overrun, let toldBefore {
+        // Measured, the path's rate says where to land; the rule for an overrun told twice is for
+        // back-offs that only guess it.
+        if overrun, carried == nil, let toldBefore {
             lossBased.recover(to: min(before, Self.overrunToldTwiceLandsAt * toldBefore))
         } else if !overrun {
             beforeUnconfirmedBackOff = before
