@@ -498,7 +498,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         let sent = sending.rate(at: now) * 8
         // rtpbin asks for packets that are late behind a filling queue as for lost ones, and gives
         // up asking once its latency has passed: what its NACKs count lost read 33 % where a tbf
-        // dropped under 1 %, and 2 % where it dropped a fifth. How fast their waits grow says
+        // dropped under 1 %, and 2 % where it dropped about a third. How fast their waits grow says
         // how far over the path the sender is, whatever share of the packets they name.
         let carried = nacked?.queueGrowth.flatMap { $0 >= Self.fillingQueueGrowth ? sent / (1 + $0) : nil }
         // Waits that fall tell a queue that drains: the sender is under the path, and what the
