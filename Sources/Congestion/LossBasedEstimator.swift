@@ -67,6 +67,9 @@ public struct LossBasedEstimator: Sendable {
 
     public private(set) var bitrate: Double
     public private(set) var lastLossRatio: Double?
+    /// The last update backed off to under what the path was measured to carry, so the queue the
+    /// overrun left drains from now on.
+    public private(set) var landedUnderCarried = false
     /// How much of its estimate the sender means to send (its encoder aims
     /// below the target): an estimate is filled when this share of it is sent.
     let applicationShare: Double
@@ -103,6 +106,7 @@ public struct LossBasedEstimator: Sendable {
                                 applicationLimited: Bool = false,
                                 roundTrip: Duration = SendSideBandwidthEstimator.assumedRoundTrip, at now: Instant) {
         let loss = min(max(lossRatio, 0), 1)
+        landedUnderCarried = false
         // The estimate that what is sent fills.
         let filled = sending / applicationShare
         lastLossRatio = loss
@@ -122,6 +126,7 @@ public struct LossBasedEstimator: Sendable {
             let measured = carried.map { $0 / applicationShare }
             let landing = measured.map { min(base, Self.underCarried * $0) } ?? base * (1 - share)
             bitrate = max(landing, Self.backOffFloor * bitrate)
+            landedUnderCarried = measured.map { bitrate <= Self.underCarried * $0 } ?? false
             // Where the path ran out is what got through, not the rate that overran it.
             if overrun, !applicationLimited { lossOnset = measured ?? base / applicationShare * (1 - loss) }
         } else if loss >= Self.lowLoss {

@@ -524,8 +524,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         // Landed under what the path was measured to carry, the queue drains at a fifth of it,
         // a second or more for the wait rtpbin's late NACKs tell of; what is sent meanwhile meets
         // it. Still above (one back-off goes no lower than half), the next halving is not delayed.
-        let underPath = carried.map { lossBased.bitrate <= LossBasedEstimator.underCarried * $0 / applicationShare + 1 } ?? false
-        let drain = overrun && underPath ? Self.longestDrain
+        let drain = lossBased.landedUnderCarried ? Self.longestDrain
             : overrun && again ? min((nacked?.queueWait ?? .zero) * Self.drainPerQueueWait, Self.longestDrain) : .zero
         nackLoss.restart(judgedFrom: now + drain)
         lastLossBackOff = now
