@@ -45,14 +45,6 @@ public struct LossBasedEstimator: Sendable {
     /// fills, no further: a target the encoder never fills is untried, and
     /// the next keyframe or burst of motion that does fill it overruns the path.
     static let sendingHeadroom = 1.2
-    /// The same, where loss is counted by NACKs: the encoder's shortfall is then not made up
-    /// (docs/behaviour.md §3.3), so it sends about 0.75 of a target, not the 0.85 the share says,
-    /// and 1.2 × what it fills is the target itself. Growth stalled there: after a link stepped up
-    /// from 0.6 to 1.5 Mbit/s, Motion's estimate into rtpbin stood at 1.17 Mbit/s while 0.81 were
-    /// sent, and the share never came back to the link within the 15 s the step lasted. For growth
-    /// only: a window that stops growth still brings the estimate down to 1.2 × what is sent fills,
-    /// or a start from a 4 Mbit/s cap came down to a 1.5 Mbit/s link a window later (simulated).
-    static let unraisedSendingHeadroom = 1.4
     static let sendingHeadroomFloor = 10_000.0
     static let maxIncreaseInterval: Duration = .seconds(1)
     /// One back-off starts from, and lands on, no lower than this share of
@@ -82,7 +74,6 @@ public struct LossBasedEstimator: Sendable {
     /// below the target): an estimate is filled when this share of it is sent.
     let applicationShare: Double
     private let lossCountedByNacks: Bool
-    private var growthHeadroom: Double { lossCountedByNacks ? Self.unraisedSendingHeadroom : Self.sendingHeadroom }
     /// The estimate at which the path last ran out: what got through an overrun, as an estimate.
     /// Loss without a queue in front of it (random, a burst) says nothing of where that is.
     private var lossOnset: Double?
@@ -168,7 +159,7 @@ public struct LossBasedEstimator: Sendable {
                 : far * bitrate
             var grown = bitrate + perSecond * seconds
             if let band, bitrate < band { grown = min(grown, band) }
-            let limit = growthHeadroom * filled + Self.sendingHeadroomFloor
+            let limit = Self.sendingHeadroom * filled + Self.sendingHeadroomFloor
             bitrate = min(grown, max(bitrate, limit))
         }
     }

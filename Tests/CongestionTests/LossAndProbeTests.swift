@@ -443,21 +443,6 @@ struct LossAndProbeTests {
         #expect(abs(estimator.bitrate - expected * 1.08) < 1)
     }
 
-    @Test func lossRules_countedByNacks_growPastAnEncoderThatSendsUnderItsShare() {
-        // The encoder is meant to send 0.85 of the estimate and sends 0.68 of it. With transport-wide
-        // feedback its shortfall is made up, so such a second is one the estimate is not filled in:
-        // growth holds at 1.2 × what the sending fills. Counted by NACKs the shortfall stands, and
-        // the estimate still grows 8 % a second.
-        var transportWide = LossBasedEstimator(bitrate: 1_000_000, applicationShare: 0.85, lossCountedByNacks: false)
-        var nacks = LossBasedEstimator(bitrate: 1_000_000, applicationShare: 0.85, lossCountedByNacks: true)
-        for second in 0...3 {
-            transportWide.update(lossRatio: 0, sending: 0.68 * transportWide.bitrate, at: .seconds(Double(second)))
-            nacks.update(lossRatio: 0, sending: 0.68 * nacks.bitrate, at: .seconds(Double(second)))
-        }
-        #expect(transportWide.bitrate == 1_000_000)
-        #expect(abs(nacks.bitrate - 1_000_000 * pow(1.08, 3)) < 1)
-    }
-
     @Test func lossRules_anEstimateAboveWhereThePathRanOut_isUntriedUntilWhatIsSentPassesIt() {
         // Half of 8 Mbit/s got through: at 4 Mbit/s the estimate is where the path ran out, and
         // tried; a second's growth takes it above, untried, and so it stays while what is sent
