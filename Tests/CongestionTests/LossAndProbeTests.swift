@@ -33,6 +33,29 @@ struct LossAndProbeTests {
         #expect(window?.ratio == 6.0 / 120.0 && window?.behindAQueue == true)
     }
 
+    /// Packets 0…299 leave every 5 ms; the receiver sends its NACKs with its reports, every
+    /// 500 ms, each naming the losses since the one before, the packet after the newest having
+    /// waited `waited` ms. Whether the window says a queue stands.
+    private static func queueSeen(by meter: NackLossMeter = NackLossMeter(), waited: Int64) -> Bool? {
+        var meter = meter
+        for i in 0..<300 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(5 * Int64(i))) }
+        meter.recordNack((40..<59).map { UInt16($0) }, waited: .milliseconds(waited), at: .zero + .milliseconds(600))
+        meter.recordNack((100..<125).map { UInt16($0) }, waited: .milliseconds(waited + 12), at: .zero + .milliseconds(1100))
+        return meter.takeLossRatio(at: .seconds(1.6), settle: .milliseconds(100))?.behindAQueue
+    }
+
+    @Test func nackLoss_untilTheFirstBackOff_aQueueAsDeepAsAReceiversLatencyIsOne() {
+        // A start from the cap into a tbf with 200 ms of latency: waits of 0.23–0.24 s.
+        #expect(Self.queueSeen(waited: 232) == true)
+        // As many losses told of as soon as a receiver can: no queue.
+        #expect(Self.queueSeen(waited: 150) == false)
+        // Once the rate has been lowered, such waits are what held reports make under random loss.
+        var lowered = NackLossMeter()
+        lowered.restart()
+        #expect(Self.queueSeen(by: lowered, waited: 232) == false)
+        #expect(Self.queueSeen(by: lowered, waited: 300) == true)
+    }
+
     @Test func nackLoss_heldReportsOfALossOrTwo_areNoQueue() {
         // 2 % lost at random; the receiver sends its NACKs only with its
         // regular reports, 485 ms apart, each naming the losses since the one
