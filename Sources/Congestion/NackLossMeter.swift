@@ -32,10 +32,10 @@ public struct NackLossMeter: Sendable {
     /// (0.16–0.25 s) left the first window of loss unconfirmed in 15 starts from the cap of 30; at
     /// 200 ms throughout, held NACKs under 2 % random loss confirmed queues that were not there,
     /// and the estimate stood at 0.70–0.79 of such a link, not 0.85–1.03 (Motion into rtpbin).
-    public static let standingQueueAtTheStart: Duration = .milliseconds(200)
+    static let standingQueueAtTheStart: Duration = .milliseconds(200)
     /// How late a NACK must come to be late: `standingQueueAtTheStart`, then, once the rate has
     /// been lowered (`restart`), `standingQueue`.
-    public private(set) var lateFrom = NackLossMeter.standingQueueAtTheStart
+    private(set) var lateFrom = NackLossMeter.standingQueueAtTheStart
     /// A standing queue delays every NACK, so one alone, however late, says
     /// too little: a receiver under RFC 4585 may hold its feedback until its
     /// next regular report (rtpbin on loopback sent NACKs 190–770 ms after the
