@@ -47,7 +47,7 @@ struct LossAndProbeTests {
     @Test func nackLoss_untilTheFirstBackOff_aQueueAsDeepAsAReceiversLatencyIsOne() {
         // A start from the cap into a tbf with 200 ms of latency: waits of 0.23–0.24 s.
         #expect(Self.queueSeen(waited: 232) == true)
-        // As many losses told of as soon as a receiver can: no queue.
+        // The same losses told of 150 ms late: no queue, even at the start.
         #expect(Self.queueSeen(waited: 150) == false)
         // Once the rate has been lowered, such waits are what held reports make under random loss.
         var lowered = NackLossMeter()
