@@ -14,7 +14,7 @@ public struct NackLossMeter: Sendable {
     /// A window of packets is judged once it spans this long: an overrun
     /// is answered within a second of its NACKs, and a keyframe's burst of
     /// loss is a share of a window rather than all of one.
-    public static let window: Duration = .milliseconds(500)
+    static let window: Duration = .milliseconds(500)
     /// Fewer packets sent than this in the window say too little.
     static let minimumPackets = 20
     /// Packets remembered: over ten seconds at 1.5 Mbit/s, and a bound on
@@ -24,7 +24,7 @@ public struct NackLossMeter: Sendable {
     /// A NACK this long beyond the round trip after the packet following
     /// its newest loss left may come from behind a standing queue, where a
     /// bottleneck overruns.
-    public static let standingQueue: Duration = .milliseconds(250)
+    static let standingQueue: Duration = .milliseconds(250)
     /// Until the first back-off, the rate is one no path has been shown to carry (a start from the
     /// cap), and a NACK is late from this: no more than a receiver's jitter buffer waits (rtpbin's
     /// latency is 200 ms by default), since behind a deeper queue it gives packets up as late and
