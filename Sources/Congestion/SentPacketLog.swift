@@ -37,6 +37,8 @@ public struct SentPacketLog: Sendable {
 
     private var ring: [Entry?]
     private var reported: [Bool]
+    /// The newest packet feedback told arrived, unwrapped.
+    private var newestArrived: Int64?
     /// The next transport-wide sequence number, unwrapped.
     public private(set) var nextSequenceNumber: Int64 = 0
     private var timeline = FeedbackReferenceTimeUnwrapper()
@@ -68,16 +70,24 @@ public struct SentPacketLog: Sendable {
             entry.arrival = result.arrival
             ring[slot] = entry
             entries.append(entry)
-            if let arrival = result.arrival { acknowledge(arrival: arrival, size: entry.size) }
+            if let arrival = result.arrival {
+                acknowledge(arrival: arrival, size: entry.size)
+                newestArrived = max(newestArrived ?? entry.sequenceNumber, entry.sequenceNumber)
+            }
         }
         return entries
     }
 
     /// Whether the packet stamped `sequenceNumber` arrived, as feedback told; nil until it has
-    /// (or once its entry is overwritten).
+    /// (or once its entry is overwritten). One that feedback passed over, telling of a later
+    /// packet's arrival and never of it, did not: rtpbin begins each feedback at the first packet
+    /// it received since the last, so a packet lost just before is told of in none. Waited for,
+    /// such packets were never resent, a fifth of the losses under 2 % random loss, and each cost
+    /// a keyframe (docs/benchmarks.md).
     public func arrived(_ sequenceNumber: UInt16) -> Bool? {
-        guard let slot = slot(of: sequenceNumber), reported[slot] else { return nil }
-        return ring[slot]?.arrival != nil
+        guard let slot = slot(of: sequenceNumber), let entry = ring[slot] else { return nil }
+        if reported[slot] { return entry.arrival != nil }
+        return newestArrived.map { entry.sequenceNumber < $0 ? false : nil } ?? nil
     }
 
     /// Where the newest packet sent under a 16-bit number is kept, if it still is.

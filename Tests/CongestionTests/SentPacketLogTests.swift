@@ -65,5 +65,20 @@ struct SentPacketLogTests {
         #expect(log.arrived(1) == nil, "not told of yet")
         #expect(log.arrived(9) == nil, "never sent")
     }
+
+    @Test func aPacketFeedbackPassedOver_didNotArrive() {
+        // Feedback on 0…4, then feedback that begins at 6: 5 is told of by neither. 12 is sent
+        // after the newest packet told of, so it may still be on its way.
+        var log = SentPacketLog()
+        for _ in 0..<13 { _ = log.record(size: 1200, at: .zero, kind: .media) }
+        _ = log.match(Self.feedback(base: 0, deltas: [4, 4, 4, 4, 4]))
+        #expect(log.arrived(5) == nil, "nothing after it told of yet")
+        _ = log.match(Self.feedback(base: 6, deltas: [4, 4, nil, 4, 4]))
+        #expect(log.arrived(5) == false)
+        #expect(log.arrived(8) == false)
+        #expect(log.arrived(10) == true)
+        #expect(log.arrived(11) == nil)
+        #expect(log.arrived(12) == nil)
+    }
 }
 
