@@ -87,7 +87,8 @@ public struct SentPacketLog: Sendable {
     public func arrived(_ sequenceNumber: UInt16) -> Bool? {
         guard let slot = slot(of: sequenceNumber), let entry = ring[slot] else { return nil }
         if reported[slot] { return entry.arrival != nil }
-        return newestArrived.map { entry.sequenceNumber < $0 ? false : nil } ?? nil
+        guard let newestArrived, entry.sequenceNumber < newestArrived else { return nil }
+        return false
     }
 
     /// Where the newest packet sent under a 16-bit number is kept, if it still is.
