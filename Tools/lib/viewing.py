@@ -32,6 +32,15 @@ PROBE_SIZE = (480, 270)
 STAMP_ROWS = 16
 
 
+def possible(t, stamp, fps=30):
+    """Whether a picture shown `t` seconds after the sender's start can carry frame `stamp`: the
+    source numbers its frames from that start, and no picture shows a frame made over a second
+    later. A broken picture's stamp area can pass the stamp's 8-bit check by chance (1 in 256):
+    read as frame 16777072 at 2.4 s, it made every later picture look old, and a row that decoded
+    442 pictures counted 0.1 fps."""
+    return stamp <= (t + 1) * fps
+
+
 def changing_frames(bins, scenario, fps, count):
     """For frames 0..count-1 of the synthetic screen: whether each differs from the one before."""
     if scenario == "motion":
@@ -74,11 +83,7 @@ class Viewing:
         for t, stamp in pictures:
             if stamp is None or (new and stamp <= new[-1][1]):
                 continue
-            # A broken picture's stamp area can pass the stamp's 8-bit check by chance (1 in 256):
-            # read as frame 16777072 at 2.4 s, it made every later picture look old, and a row that
-            # decoded 442 pictures counted 0.1 fps. The source numbers its frames from the sender's
-            # start, which is where `t` counts from: no picture shows a frame made over a second later.
-            if stamp > (t + 1) * fps:
+            if not possible(t, stamp, fps):
                 impossible += 1
                 continue
             new.append((t, stamp))

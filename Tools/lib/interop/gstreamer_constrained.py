@@ -51,7 +51,7 @@ def run(check, link):
     times, sizes = gst_decode.decoded(gst)
     stamps = viewer.stamps()
     pictures = [(t - sender.started, s) for (t, _), s in zip(times, stamps)]
-    known = [s for s in stamps if s is not None]
+    known = [s for t, s in pictures if s is not None and viewing.possible(t, s)]
     changes = viewing.changing_frames(check.bin, "demo", 30, (max(known) + 1) if known else 0)
     seen = viewing.Viewing(pictures, SECONDS, changes=changes)
     fps = seen.fps_after()
