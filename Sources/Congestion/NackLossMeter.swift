@@ -64,6 +64,16 @@ public struct NackLossMeter: Sendable {
     static let queueGrowthSamples = 8
     static let queueGrowthSpan: Duration = .milliseconds(300)
     static let waitsKept = 128
+    /// A receiver that asks by its clock NACKs each packet a growing queue holds back, every
+    /// 20 ms or so, long before the queue overflows: behind a 1.5 Mbit/s tbf with 200 ms of
+    /// latency, rtpbin's NACKs waited 63 ms beyond the round trip, then 100 ms 0.15 s later, and
+    /// the tbf dropped only from 0.2 s, half a second after the first. `fillingQueue` reads that
+    /// from the NACKs of the last `fillingEvidence`, once they span this much sending...
+    static let fillingSpan: Duration = .milliseconds(150)
+    static let fillingEvidence: Duration = .milliseconds(500)
+    /// ...and the newest waited this long: a keyframe paced at 1.2 × a target at the link queues
+    /// 50 ms or less, and its NACKs' waits grow as fast while it leaves.
+    static let fillingDepth: Duration = .milliseconds(100)
 
     private struct Sent: Sendable {
         var sequenceNumber: UInt16
@@ -92,7 +102,7 @@ public struct NackLossMeter: Sendable {
     private var lateNacks: [(at: Instant, fresh: Int)] = []
     /// Each NACK that named a loss first: when the packet after its newest loss left, and how long
     /// beyond the round trip the NACK came after that.
-    private var waits: [(sentAt: Instant, waited: Duration)] = []
+    private var waits: [(sentAt: Instant, waited: Duration, at: Instant)] = []
     /// The numbers `named` spans before it is halved, so it follows the receiver as it is now.
     static let namedMemory = 256
     /// A receiver whose NACKs are this much guesswork asks by the clock, not by
@@ -134,7 +144,7 @@ public struct NackLossMeter: Sendable {
         }
         if let waited, let newestSentAt, let after = sent[Self.slot(newestSentAt.number &+ 1)],
            after.sequenceNumber == newestSentAt.number &+ 1 {
-            waits.append((after.at, waited))
+            waits.append((after.at, waited, now))
             if waits.count > Self.waitsKept { waits.removeFirst() }
         }
         // A NACK that only asks again (its first answer was lost too, or is on its way) is late
@@ -234,12 +244,26 @@ public struct NackLossMeter: Sendable {
     /// The least-squares slope of the NACKs' waits against when the packets after their losses
     /// left, over those sent from `first` to `last`.
     private func queueGrowth(sentFrom first: Instant, to last: Instant) -> Double? {
-        let points = waits.filter { $0.sentAt >= first && $0.sentAt <= last }
-            .map { (x: ($0.sentAt - first).inSeconds, y: $0.waited.inSeconds) }
-        guard points.count >= Self.queueGrowthSamples,
-              let earliest = points.map(\.x).min(), let latest = points.map(\.x).max(),
-              latest - earliest >= Self.queueGrowthSpan.inSeconds else { return nil }
-        return TrendlineFilter.leastSquaresSlope(points)
+        Self.slope(of: waits.filter { $0.sentAt >= first && $0.sentAt <= last }, spanning: Self.queueGrowthSpan)
+    }
+
+    /// How fast a queue grows (per second of sending; under zero, drains), by the NACKs that came
+    /// in the last `fillingEvidence` for packets sent since the rate was last lowered, when the
+    /// newest says it holds `fillingDepth`; nil when they say too little. Unlike a window's loss,
+    /// it need not wait for the packets' NACKs to settle: the waits themselves are the news.
+    public func fillingQueue(at now: Instant) -> Double? {
+        let recent = waits.filter { wait in
+            now - wait.at <= Self.fillingEvidence && judgedFrom.map { wait.sentAt >= $0 } ?? true
+        }
+        guard let newest = recent.max(by: { $0.sentAt < $1.sentAt }), newest.waited >= Self.fillingDepth,
+              let growth = Self.slope(of: recent, spanning: Self.fillingSpan) else { return nil }
+        return growth
+    }
+
+    private static func slope(of samples: [(sentAt: Instant, waited: Duration, at: Instant)], spanning span: Duration) -> Double? {
+        guard samples.count >= queueGrowthSamples, let first = samples.map(\.sentAt).min(),
+              let last = samples.map(\.sentAt).max(), last - first >= span else { return nil }
+        return TrendlineFilter.leastSquaresSlope(samples.map { (x: ($0.sentAt - first).inSeconds, y: $0.waited.inSeconds) })
     }
 
     private static func slot(_ number: UInt16) -> Int { Int(number) % capacity }

@@ -167,6 +167,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The first back-off for an overrun follows a path that may be far under the rate (a start
     /// at the cap, a link stepped down); by the next, close after it, the rate has been halved twice.
     private var lastOverrunBackOff: Instant?
+    /// Until when the queue an overrun left drains, as the NACKs' waits measured it, while no
+    /// transport-wide feedback can say when it has.
+    private var queueDrainsUntil: Instant?
     /// The estimate before a back-off on loss with no queue confirmed in front of it, until the
     /// NACK meter's next window is judged (`overrunToldTwiceLandsAt`).
     private var beforeUnconfirmedBackOff: Double?
@@ -353,7 +356,24 @@ public struct SendSideBandwidthEstimator: Sendable {
         feedbackHeard = true
         if !sequenceNumbers.isEmpty { lastNack = now }
         nackLoss.recordNack(sequenceNumbers, waited: waited, guesses: guesses, at: now)
+        if feedbackKind == .receiverReports, firstPacketSent.map({ now - $0 >= Self.lossWindow }) ?? false,
+           lastOverrunBackOff.map({ now - $0 >= Self.overrunsCloseTogether }) ?? true,
+           let growth = nackLoss.fillingQueue(at: now), growth >= Self.fillingQueueGrowth {
+            backOff(forAQueueFillingAt: growth, at: now)
+        }
         updateLossFromReports(at: now)
+    }
+
+    /// The NACKs' waits say a queue fills before it overflows: back off under what the path carries
+    /// now, rather than once the queue drops and a window of loss says so (docs/behaviour.md §7.7).
+    private mutating func backOff(forAQueueFillingAt growth: Double, at now: Instant) {
+        let sent = sending.rate(at: now) * 8
+        let before = lossBased.bitrate
+        lossBased.update(lossRatio: LossBasedEstimator.lowLoss, sending: sent, overrun: true, carried: sent / (1 + growth),
+                         applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
+        guard lossBased.bitrate < before else { return }
+        beforeUnconfirmedBackOff = nil
+        backedOff(overrun: true, queueWait: .zero, at: now)
     }
 
     public mutating func onREMB(bitrate: Int, at now: Instant) {
@@ -385,6 +405,9 @@ public struct SendSideBandwidthEstimator: Sendable {
         let target = target(at: now)
         guard target.limit.isPath else { return Double(target.bitrate) * Self.pacingFactor }
         if feedbackKind == .transportWide, delayEstimate.queueStands { return Double(target.bitrate) * Self.drainingPacingFactor }
+        if feedbackKind == .receiverReports, let until = queueDrainsUntil, now < until {
+            return Double(target.bitrate) * Self.drainingPacingFactor
+        }
         return Double(target.bitrate) * Self.pathLimitedPacingFactor
     }
 
@@ -520,14 +543,21 @@ public struct SendSideBandwidthEstimator: Sendable {
         } else if !overrun {
             beforeUnconfirmedBackOff = before
         }
+        backedOff(overrun: overrun, queueWait: nacked?.queueWait ?? .zero, at: now)
+    }
+
+    /// After a back-off on loss, whatever told of it: `queueWait`, the longest a packet told of
+    /// from behind the queue waited there.
+    private mutating func backedOff(overrun: Bool, queueWait: Duration, at now: Instant) {
         let again = lastOverrunBackOff.map { now - $0 < Self.overrunsCloseTogether } ?? false
         // Landed under what the path was measured to carry, the queue drains at a fifth of it,
         // a second or more for the wait rtpbin's late NACKs tell of; what is sent meanwhile meets
         // it. Still above (one back-off goes no lower than half), the next halving is not delayed.
         let drain = lossBased.landedUnderCarried ? Self.longestDrain
-            : overrun && again ? min((nacked?.queueWait ?? .zero) * Self.drainPerQueueWait, Self.longestDrain) : .zero
+            : overrun && again ? min(queueWait * Self.drainPerQueueWait, Self.longestDrain) : .zero
         nackLoss.restart(judgedFrom: now + drain)
         lastLossBackOff = now
         if overrun { lastOverrunBackOff = now }
+        if lossBased.landedUnderCarried { queueDrainsUntil = now + drain }
     }
 }

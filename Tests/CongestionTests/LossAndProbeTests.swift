@@ -325,6 +325,84 @@ struct LossAndProbeTests {
         #expect(draining == 2_000_000, "\(draining)")
     }
 
+    /// Packets every 5 ms; from 0.5 s one in four NACKed, as a receiver that asks by its clock
+    /// does behind a queue, each NACK `wait(t)` beyond the round trip after the packet following
+    /// it left at t seconds. What the meter reads of a filling queue when the NACK for the packet
+    /// sent at `until` seconds has come.
+    private static func fillingQueue(until: Double, wait: (Double) -> Double) -> Double? {
+        var meter = NackLossMeter()
+        for i in 0..<400 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        var now = Instant.zero
+        for lost in stride(from: 100, to: Int(until / 0.005), by: 4) {
+            let successorLeft = 0.005 * Double(lost + 1)
+            now = .seconds(successorLeft + 0.1 + wait(successorLeft))
+            meter.recordNack([UInt16(lost)], waited: .seconds(wait(successorLeft)), at: now)
+        }
+        return meter.fillingQueue(at: now)
+    }
+
+    @Test func nackLoss_waitsThatGrowPastADepth_sayAQueueFillsBeforeItsWindow() {
+        // Waits from 60 ms growing by half of each second of sending: 0.1 s by 0.58 s, and
+        // 150 ms of sending told of by 0.65 s.
+        let growing = { (t: Double) in 0.06 + 0.5 * (t - 0.5) }
+        let filling = Self.fillingQueue(until: 0.7, wait: growing)
+        #expect(filling.map { abs($0 - 0.5) < 1e-6 } == true, "\(String(describing: filling))")
+        // Too little sending told of yet, or a queue too shallow to be more than a keyframe's.
+        #expect(Self.fillingQueue(until: 0.6, wait: growing) == nil)
+        #expect(Self.fillingQueue(until: 0.9) { 0.01 + 0.1 * ($0 - 0.5) } == nil)
+        // A queue that stands or drains fills nothing.
+        let standing = Self.fillingQueue(until: 0.9) { _ in 0.15 }
+        #expect(standing.map { abs($0) < 1e-6 } == true, "\(String(describing: standing))")
+        let draining = Self.fillingQueue(until: 0.9) { 0.3 - 0.2 * ($0 - 0.5) }
+        #expect(draining.map { abs($0 + 0.2) < 1e-6 } == true, "\(String(describing: draining))")
+        // Only the NACKs of the last half second count: these came long before the last.
+        var meter = NackLossMeter()
+        for i in 0..<200 { meter.recordSent(sequenceNumber: UInt16(i), at: .zero + .milliseconds(Int64(5 * i))) }
+        for lost in stride(from: 100, to: 160, by: 4) {
+            let successorLeft = 0.005 * Double(lost + 1)
+            meter.recordNack([UInt16(lost)], waited: .seconds(growing(successorLeft)), at: .seconds(successorLeft + 0.2))
+        }
+        #expect(meter.fillingQueue(at: .seconds(0.9)) != nil && meter.fillingQueue(at: .seconds(1.5)) == nil)
+    }
+
+    /// 1.92 Mbit/s from a 2 Mbit/s cap, a 1200-byte packet every 5 ms; from 0.5 s one in four
+    /// NACKed by the clock, each `wait(t)` beyond the round trip after the packet following it
+    /// left at t seconds. The estimate at 1.2 s, before the window of those packets is judged
+    /// (a round trip and 250 ms after its last packet left, at 1 s).
+    private static func beforeTheirWindow(nacksWaiting wait: (Double) -> Double) -> SendSideBandwidthEstimator {
+        var estimator = SendSideBandwidthEstimator(cap: 2_000_000, feedbackKind: .receiverReports)
+        var nacks: [Int: (lost: Int, waited: Double)] = [:]
+        for lost in stride(from: 100, to: 240, by: 4) {
+            let successorLeft = 0.005 * Double(lost + 1)
+            nacks[Int(((successorLeft + 0.1 + wait(successorLeft)) / 0.005).rounded(.up))] = (lost, wait(successorLeft))
+        }
+        for i in 0...240 {
+            let now = Instant.zero + .milliseconds(Int64(5 * i))
+            _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
+            if let nack = nacks[i] {
+                estimator.onNack(sequenceNumbers: [UInt16(nack.lost)], waited: .seconds(nack.waited), at: now)
+            }
+        }
+        return estimator
+    }
+
+    @Test func estimator_nacksByTheClockOfAFillingQueue_backOffBeforeItOverflows() {
+        // Waits growing by half of each second of sending: the NACKs tell of a queue of 0.1 s and
+        // more that fills from 0.9 s, and once the send rate has been measured for a second the
+        // estimate lands at 0.8 of what the path carries, 1.92 / 1.5 Mbit/s, long before a tbf
+        // with 200 ms of latency would drop.
+        let filling = Self.beforeTheirWindow { 0.06 + 0.5 * ($0 - 0.5) }
+        let carried = 1_920_000 / 1.5
+        #expect(abs(filling.lossBasedBitrate - 0.8 * carried) < 0.02 * carried, "\(filling.lossBasedBitrate)")
+        // For the next second the queue drains: paced at 0.8 of the target, not 1.2.
+        let target = Double(filling.target(at: .seconds(1.2)).bitrate)
+        #expect(filling.pacingRate(at: .seconds(1.2)) == 0.8 * target)
+        #expect(filling.pacingRate(at: .seconds(2.5)) == 1.2 * target)
+        // Waits that stand, or grow but stay shallow, wait for their window.
+        #expect(Self.beforeTheirWindow { _ in 0.15 }.lossBasedBitrate == 2_000_000)
+        #expect(Self.beforeTheirWindow { 0.01 + 0.1 * ($0 - 0.5) }.lossBasedBitrate == 2_000_000)
+    }
+
     @Test func nackLoss_withNothingSentSinceTheWindowBegan_judgesNothingAgain() {
         // Half of 0…199 lost; the window is taken, then the rate lowered, and nothing leaves
         // until 1.5 s (a still screen, a pacer holding frames for the link).

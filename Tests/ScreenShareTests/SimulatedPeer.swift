@@ -40,6 +40,10 @@ final class SimulatedPeer: @unchecked Sendable {
         /// Transport-wide feedback, and NACKs as rtpbin with transport-cc sends them behind a
         /// growing queue: at the end of each frame, a number it had a while before; nothing is lost.
         case transportWideNackingWhatItHad
+        /// NACKs by the clock, as rtpbin without transport-cc sends them from behind a tbf whose
+        /// queue fills: each packet held there 50 ms longer than the least any packet was is
+        /// asked for 10 ms before it arrives, and each lost one with the next to arrive.
+        case nacksByTheClock
         case none
     }
 
@@ -77,6 +81,9 @@ final class SimulatedPeer: @unchecked Sendable {
     private var outgoing: [(at: Instant, packet: RTCPPacket)] = []
     private var highest: [UInt32: Int64] = [:]
     private var lostSoFar = 0
+    /// For `nacksByTheClock`: the least time a packet took to arrive.
+    private var leastDelay: Duration?
+    private var lostByTheClock: [UInt16] = []
     private var unwrappers: [UInt32: SequenceUnwrapper] = [:]
     private var nextFeedback: Instant
     private var random = SeededRandom(seed: 11)
@@ -163,9 +170,13 @@ final class SimulatedPeer: @unchecked Sendable {
         let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
         let transport = bytes.withUnsafeBytes { transportSequence.read($0) }
         received.append(Packet(ssrc: ssrc, sequenceNumber: sequence, transportSequenceNumber: transport,
-                               padding: bytes[0] & 0x20 != 0, bytes: bytes, sendTime: sendTime, arrival: arrival))
+                               padding: padding(bytes), bytes: bytes, sendTime: sendTime, arrival: arrival))
         if let transport, feedback == .transportWide || feedback == .transportWideNackingWhatItHad {
             unreported.append((transport, arrival))
+        }
+        if feedback == .nacksByTheClock, !padding(bytes) {
+            nackByTheClock(sequence, ssrc: ssrc, sent: sendTime, arrival: arrival)
+            return
         }
         guard feedback != .none, let arrival else { return }
         if feedback == .nacksAhead || feedback == .nacksJustHad || feedback == .transportWideNackingWhatItHad {
@@ -181,6 +192,26 @@ final class SimulatedPeer: @unchecked Sendable {
         }
         nackGap(before: sequence, ssrc: ssrc, arrival: arrival)
     }
+
+    private func padding(_ bytes: [UInt8]) -> Bool { bytes[0] & 0x20 != 0 }
+
+    /// Asks for a packet the queue holds `clockNackDelay` longer than the least, a little before
+    /// it arrives, and for one lost as the next one arrives.
+    private func nackByTheClock(_ sequence: UInt16, ssrc: UInt32, sent: Instant, arrival: Instant?) {
+        guard let arrival else {
+            lostByTheClock.append(sequence)
+            return
+        }
+        leastDelay = min(leastDelay ?? arrival - sent, arrival - sent)
+        var asked = lostByTheClock
+        lostByTheClock = []
+        if arrival - sent > leastDelay! + Self.clockNackDelay { asked.append(sequence) }
+        guard !asked.isEmpty else { return }
+        outgoing.append((arrival - .milliseconds(10) + link.propagationDelay,
+                         .genericNACK(GenericNACK(senderSSRC: 0x5EED, mediaSSRC: ssrc, lostSequenceNumbers: asked))))
+    }
+
+    static let clockNackDelay: Duration = .milliseconds(50)
 
     /// The link never reorders: numbers skipped before one that arrived
     /// were lost, and are asked for once, as the project's receiver does.
