@@ -167,6 +167,11 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The first back-off for an overrun follows a path that may be far under the rate (a start
     /// at the cap, a link stepped down); by the next, close after it, the rate has been halved twice.
     private var lastOverrunBackOff: Instant?
+    /// The last back-off for a queue the NACKs' waits showed filling. Not an overrun back-off for
+    /// the rule above: landed under what the path carried, it leaves no queue for the next
+    /// overrun's packets to meet. Counted as one, it held back the windows that followed a step
+    /// down 2 s later, and the estimate took 3 s to follow the link down from 3 to 0.6 Mbit/s.
+    private var lastFillingBackOff: Instant?
     /// Until when the queue an overrun left drains, as the NACKs' waits measured it, while no
     /// transport-wide feedback can say when it has.
     private var queueDrainsUntil: Instant?
@@ -357,7 +362,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         if !sequenceNumbers.isEmpty { lastNack = now }
         nackLoss.recordNack(sequenceNumbers, waited: waited, guesses: guesses, at: now)
         if feedbackKind == .receiverReports, firstPacketSent.map({ now - $0 >= Self.lossWindow }) ?? false,
-           lastOverrunBackOff.map({ now - $0 >= Self.overrunsCloseTogether }) ?? true,
+           [lastOverrunBackOff, lastFillingBackOff].allSatisfy({ $0.map { now - $0 >= Self.overrunsCloseTogether } ?? true }),
            let growth = nackLoss.fillingQueue(at: now), growth >= Self.fillingQueueGrowth {
             backOff(forAQueueFillingAt: growth, at: now)
         }
@@ -373,7 +378,8 @@ public struct SendSideBandwidthEstimator: Sendable {
                          applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
         guard lossBased.bitrate < before else { return }
         beforeUnconfirmedBackOff = nil
-        backedOff(overrun: true, queueWait: .zero, at: now)
+        lastFillingBackOff = now
+        backedOff(overrun: false, queueWait: .zero, at: now)
     }
 
     public mutating func onREMB(bitrate: Int, at now: Instant) {
