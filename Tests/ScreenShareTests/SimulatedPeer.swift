@@ -202,10 +202,12 @@ final class SimulatedPeer: @unchecked Sendable {
             lostByTheClock.append(sequence)
             return
         }
-        leastDelay = min(leastDelay ?? arrival - sent, arrival - sent)
+        let delay = arrival - sent
+        let least = min(leastDelay ?? delay, delay)
+        leastDelay = least
         var asked = lostByTheClock
         lostByTheClock = []
-        if arrival - sent > leastDelay! + Self.clockNackDelay { asked.append(sequence) }
+        if delay > least + Self.clockNackDelay { asked.append(sequence) }
         guard !asked.isEmpty else { return }
         outgoing.append((arrival - .milliseconds(10) + link.propagationDelay,
                          .genericNACK(GenericNACK(senderSSRC: 0x5EED, mediaSSRC: ssrc, lostSequenceNumbers: asked))))
