@@ -100,9 +100,14 @@ public struct NackLossMeter: Sendable {
     private var named = (guesses: 0, all: 0)
     /// When the NACKs that came `lateFrom` late came, and how many losses each named first.
     private var lateNacks: [(at: Instant, fresh: Int)] = []
-    /// Each NACK that named a loss first: when the packet after its newest loss left, and how long
-    /// beyond the round trip the NACK came after that.
-    private var waits: [(sentAt: Instant, waited: Duration, at: Instant)] = []
+    /// Each NACK that named a loss first: when the packet after its newest loss left, how long
+    /// beyond the round trip the NACK came after that, and when it came.
+    private struct Wait: Sendable {
+        var sentAt: Instant
+        var waited: Duration
+        var at: Instant
+    }
+    private var waits: [Wait] = []
     /// The numbers `named` spans before it is halved, so it follows the receiver as it is now.
     static let namedMemory = 256
     /// A receiver whose NACKs are this much guesswork asks by the clock, not by
@@ -144,7 +149,7 @@ public struct NackLossMeter: Sendable {
         }
         if let waited, let newestSentAt, let after = sent[Self.slot(newestSentAt.number &+ 1)],
            after.sequenceNumber == newestSentAt.number &+ 1 {
-            waits.append((after.at, waited, now))
+            waits.append(Wait(sentAt: after.at, waited: waited, at: now))
             if waits.count > Self.waitsKept { waits.removeFirst() }
         }
         // A NACK that only asks again (its first answer was lost too, or is on its way) is late
@@ -260,7 +265,7 @@ public struct NackLossMeter: Sendable {
         return growth
     }
 
-    private static func slope(of samples: [(sentAt: Instant, waited: Duration, at: Instant)], spanning span: Duration) -> Double? {
+    private static func slope(of samples: [Wait], spanning span: Duration) -> Double? {
         guard samples.count >= queueGrowthSamples, let first = samples.map(\.sentAt).min(),
               let last = samples.map(\.sentAt).max(), last - first >= span else { return nil }
         return TrendlineFilter.leastSquaresSlope(samples.map { (x: ($0.sentAt - first).inSeconds, y: $0.waited.inSeconds) })

@@ -361,7 +361,8 @@ public struct SendSideBandwidthEstimator: Sendable {
         feedbackHeard = true
         if !sequenceNumbers.isEmpty { lastNack = now }
         nackLoss.recordNack(sequenceNumbers, waited: waited, guesses: guesses, at: now)
-        if feedbackKind == .receiverReports, firstPacketSent.map({ now - $0 >= Self.lossWindow }) ?? false,
+        // Not before the send rate has been measured over its whole window, which measures the path.
+        if feedbackKind == .receiverReports, firstPacketSent.map({ now - $0 >= sending.window }) ?? false,
            [lastOverrunBackOff, lastFillingBackOff].allSatisfy({ $0.map { now - $0 >= Self.overrunsCloseTogether } ?? true }),
            let growth = nackLoss.fillingQueue(at: now), growth >= Self.fillingQueueGrowth {
             backOff(forAQueueFillingAt: growth, at: now)
@@ -379,6 +380,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         guard lossBased.bitrate < before else { return }
         beforeUnconfirmedBackOff = nil
         lastFillingBackOff = now
+        // An overrun to the loss rules (it sets where the path ran out), not to `lastOverrunBackOff`'s.
         backedOff(overrun: false, queueWait: .zero, at: now)
     }
 

@@ -20,6 +20,18 @@ import Testing
         samples.map { "\(Int($0.at * 10) / 10):\($0.status.targetBitrate / 1000)" }.joined(separator: " ")
     }
 
+    /// What a share does in its first 3 s, where a start from the cap may overrun the link, and
+    /// then for `rest`: its status samples, and the packets the bottleneck dropped by 3 s, and
+    /// dropped and sent after.
+    static func sampleAfterTheStart(_ share: SimulatedShare, for rest: Duration)
+        -> (samples: [(at: Double, status: ShareStatus)], droppedBy3: Int, droppedAfter: Int, sentAfter: Int) {
+        var samples = share.sample(for: .seconds(3))
+        let droppedBy3 = share.peer!.droppedAtQueue
+        let sentBy3 = share.peer!.packets.count
+        samples += share.sample(for: rest)
+        return (samples, droppedBy3, share.peer!.droppedAtQueue - droppedBy3, share.peer!.packets.count - sentBy3)
+    }
+
     @Test func transportWideFeedback_targetConvergesToA1500kLinkWithin5Seconds() throws {
         // 0 s: 300 kbit/s, probes out; by 0.5 s near the link. A 720p screen
         // in motion offers about the link. From 5 s to 8 s what is sent
@@ -60,16 +72,11 @@ import Testing
         // that is dropped after 3 s: 2–4 % of the packets.
         let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: Self.uplink(), feedback: .nacksOnly)
         defer { share.stop() }
-        var samples = share.sample(for: .seconds(3))
-        let droppedBy3 = share.peer!.droppedAtQueue
-        let sentBy3 = share.peer!.packets.count
-        samples += share.sample(for: .seconds(5))
+        let (samples, _, droppedAfter, sentAfter) = Self.sampleAfterTheStart(share, for: .seconds(5))
         #expect(samples.first!.status.targetBitrate == 4_000_000)
         #expect(samples.first { $0.at >= 5.5 }.map { $0.status.targetBitrate <= 1_500_000 } ?? false, "\(Self.megabits(samples))")
         let sent = samples.filter { $0.at >= 3 }.map { Double($0.status.bitrate) }
         #expect(sent.reduce(0, +) / Double(sent.count) <= 1_530_000, "sent \(sent.map { Int($0 / 1000) })")
-        let droppedAfter = share.peer!.droppedAtQueue - droppedBy3
-        let sentAfter = share.peer!.packets.count - sentBy3
         #expect(Double(droppedAfter) < 0.05 * Double(sentAfter), "\(droppedAfter) of \(sentAfter) dropped after 3 s: \(Self.megabits(samples))")
         #expect(samples.last!.status.limitation == .bandwidth)
         #expect(samples.last!.status.feedback == .receiverReports)
@@ -85,12 +92,7 @@ import Testing
         let share = try SimulatedShare(scenario: .motion, width: 1280, height: 720, link: Self.uplink(),
                                        feedback: .nacksByTheClock)
         defer { share.stop() }
-        var samples = share.sample(for: .seconds(3))
-        let droppedBy3 = share.peer!.droppedAtQueue
-        let sentBy3 = share.peer!.packets.count
-        samples += share.sample(for: .seconds(12))
-        let dropped = share.peer!.droppedAtQueue - droppedBy3
-        let sent = share.peer!.packets.count - sentBy3
+        let (samples, _, dropped, sent) = Self.sampleAfterTheStart(share, for: .seconds(12))
         #expect(Double(dropped) < 0.02 * Double(sent), "\(dropped) of \(sent) dropped after 3 s: \(Self.megabits(samples))")
     }
 
@@ -177,12 +179,7 @@ import Testing
         // (Each back-off's 0.3 off took three of them, to 4 s, 32 packets dropped after 3 s.)
         let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: Self.uplink(), feedback: .nacksForAThird)
         defer { share.stop() }
-        var samples = share.sample(for: .seconds(3))
-        let droppedBy3 = share.peer!.droppedAtQueue
-        let sentBy3 = share.peer!.packets.count
-        samples += share.sample(for: .seconds(5))
-        let droppedAfter = share.peer!.droppedAtQueue - droppedBy3
-        let sentAfter = share.peer!.packets.count - sentBy3
+        let (samples, droppedBy3, droppedAfter, sentAfter) = Self.sampleAfterTheStart(share, for: .seconds(5))
         #expect(droppedBy3 > 0, "the start overran the link")
         #expect(samples.first { $0.at >= 3 }.map { $0.status.targetBitrate <= 1_500_000 } ?? false, "\(Self.megabits(samples))")
         #expect(Double(droppedAfter) < 0.01 * Double(sentAfter), "\(droppedAfter) of \(sentAfter) dropped after 3 s: \(Self.megabits(samples))")
