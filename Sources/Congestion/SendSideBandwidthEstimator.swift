@@ -130,6 +130,10 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// delivers, so only pacing under it drains that queue (docs/behaviour.md §7.5).
     static let drainingPacingFactor = 0.8
 
+    /// A packet sent longer ago than this that no feedback has told of is taken as lost: a queue
+    /// that held it this long has long since been backed off from.
+    static let inFlightHorizon: Duration = .seconds(1)
+
     public private(set) var feedbackKind: FeedbackKind
     private let applicationShare: Double
     /// Whether any feedback about the path has come (transport-wide, RR, NACK or REMB).
@@ -433,6 +437,17 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// feedback told; nil until it has.
     public func heardArrived(transportSequenceNumber: UInt16) -> Bool? {
         feedbackKind == .transportWide ? log.arrived(transportSequenceNumber) : nil
+    }
+
+    /// How long what is already on its way will wait in the path's queues beyond the path's own
+    /// round trip: the bytes sent since the newest packet transport-wide feedback told of, at the
+    /// rate the receiver acknowledged lately. Zero without transport-wide feedback, which alone says
+    /// what has arrived (docs/behaviour.md §7.5).
+    public func pathBacklog(at now: Instant) -> Duration {
+        guard feedbackKind == .transportWide, let delivered = log.acknowledgedBitrate, delivered > 0,
+              let least = leastTransportRoundTrip else { return .zero }
+        let bits = Double(log.bytesInFlight(sentWithin: Self.inFlightHorizon, at: now) * 8)
+        return max(.zero, .seconds(bits / delivered) - least)
     }
 
     /// Bits per second the receiver acknowledged lately (transport-wide feedback only).

@@ -39,6 +39,8 @@ public struct SentPacketLog: Sendable {
     private var reported: [Bool]
     /// The newest packet feedback told arrived, unwrapped.
     private var newestArrived: Int64?
+    /// The newest packet feedback told of, arrived or lost, unwrapped.
+    private var newestReported: Int64?
     /// The next transport-wide sequence number, unwrapped.
     public private(set) var nextSequenceNumber: Int64 = 0
     private var timeline = FeedbackReferenceTimeUnwrapper()
@@ -67,6 +69,7 @@ public struct SentPacketLog: Sendable {
         for result in timeline.results(feedback) {
             guard let slot = slot(of: result.sequenceNumber), var entry = ring[slot], !reported[slot] else { continue }
             reported[slot] = true
+            newestReported = max(newestReported ?? entry.sequenceNumber, entry.sequenceNumber)
             entry.arrival = result.arrival
             ring[slot] = entry
             entries.append(entry)
@@ -122,6 +125,21 @@ public struct SentPacketLog: Sendable {
             sequence -= 1
         }
         return Double(bytes * 8) / window.inSeconds
+    }
+
+    /// Bytes on their way: sent after the newest packet feedback has told of, and no longer ago
+    /// than `window` (what feedback never tells of, lost at the tail of a burst, leaves the count
+    /// then).
+    public func bytesInFlight(sentWithin window: Duration, at now: Instant) -> Int {
+        var bytes = 0
+        var sequence = nextSequenceNumber - 1
+        let oldest = max(newestReported.map { $0 + 1 } ?? 0, nextSequenceNumber - Int64(ring.count))
+        while sequence >= oldest, let entry = ring[Int(sequence % Int64(ring.count))], entry.sequenceNumber == sequence,
+              now - entry.sendTime <= window {
+            bytes += entry.size
+            sequence -= 1
+        }
+        return bytes
     }
 
     /// Bits per second that reached the receiver over the last quarter second

@@ -145,8 +145,9 @@ struct ConnectionState {
     /// with nothing sent: rtpbin gives a number up at its latency (200 ms by default).
     static let keepaliveInterval: Duration = .milliseconds(100)
 
-    /// The pacer's queue is held under this: past it new frames wait, since
-    /// frames queued behind seconds of others only add delay. A keyframe the
+    /// What a new frame would wait behind (the pacer's queue and the path's) is held under
+    /// this: past it new frames wait, since frames queued behind seconds of others only add
+    /// delay, and a receiver that plays out at a fixed latency gives them up. A keyframe the
     /// VBV allows (0.3 s of the target at most) leaves in 0.25 s at 1.2 × the target.
     static let maxQueueDelay: Duration = .milliseconds(250)
 

@@ -243,7 +243,7 @@ package final class EncoderLayer: @unchecked Sendable {
             let sharePeriod = Duration.framePeriod(fps: state.share.fps)
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps
                 && !schedule.admits(captureTime: frame.captureTime, sharePeriod: sharePeriod)
-            let backlog = LayerState.backlog(delays: receivers.map { $0.feed.queue.delay }, awaitingKeyframe: awaiting)
+            let backlog = LayerState.backlog(delays: receivers.map { $0.feed.wait }, awaitingKeyframe: awaiting)
             let held = !tooSoon && backlog.held
             let behind = zip(receivers, backlog.skip).filter(\.1).map(\.0)
             let sendTo = tooSoon || held ? [] : zip(receivers, backlog.skip).filter { !$0.1 }.map(\.0)

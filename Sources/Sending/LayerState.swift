@@ -56,9 +56,9 @@ struct LayerState {
         self.started = started
     }
 
-    /// docs/behaviour.md §7.5 and §12, from each member's pacer delay and whether it awaits a
-    /// keyframe: a frame is held back, not queued behind seconds of others, while a member's
-    /// queue is past the limit. A member twice that far behind, while another keeps up (its
+    /// docs/behaviour.md §7.5 and §12, from each member's wait (its pacer's queue and, where
+    /// transport-wide feedback tells, the path's) and whether it awaits a keyframe: a frame is
+    /// held back, not queued behind seconds of others, while a member's wait is past the limit. A member twice that far behind, while another keeps up (its
     /// queue under the limit), holds no one up: it is skipped (misses frames) until its queue is
     /// back under the limit, and then takes the stream again from a keyframe. A member alone is
     /// never skipped.

@@ -173,6 +173,11 @@ public final class SenderConnection: @unchecked Sendable {
         let seesQueueing: Bool
         /// Bits per second resent to the receiver lately.
         let resending: Double
+        /// How long what is on the path will wait in its queues (transport-wide feedback only).
+        let pathBacklog: Duration
+
+        /// What a frame made now waits before it can arrive: the pacer's queue and the path's.
+        var wait: Duration { queue.delay + pathBacklog }
     }
 
     /// `layer` feeds this receiver from now on, from its encoder `feed`'s next keyframe.
@@ -188,7 +193,8 @@ public final class SenderConnection: @unchecked Sendable {
             Feed(transceiver: state.transceiver, queue: queue, target: state.bandwidth.target(at: now),
                  asksForKeyframes: state.plisReceived + state.firsReceived > 0,
                  seesQueueing: state.bandwidth.feedbackKind == .transportWide,
-                 resending: state.retransmissionMeter.rate(at: now))
+                 resending: state.retransmissionMeter.rate(at: now),
+                 pathBacklog: state.bandwidth.pathBacklog(at: now))
         }
     }
 

@@ -80,5 +80,17 @@ struct SentPacketLogTests {
         #expect(log.arrived(11) == nil)
         #expect(log.arrived(12) == nil)
     }
-}
 
+    @Test func bytesInFlight_areThoseSentAfterTheNewestToldOf_withinTheHorizon() {
+        // 20 packets of 1000 bytes, one every 10 ms. Feedback on 0…9, the last lost: 10…19 are on
+        // their way, whatever became of 9.
+        var log = SentPacketLog()
+        for i in 0..<20 { _ = log.record(size: 1000, at: .zero + .milliseconds(Int64(10 * i)), kind: .media) }
+        #expect(log.bytesInFlight(sentWithin: .seconds(1), at: .zero + .milliseconds(200)) == 20_000)
+        _ = log.match(Self.feedback(base: 0, deltas: [Int16?](repeating: 40, count: 9) + [nil]))
+        #expect(log.bytesInFlight(sentWithin: .seconds(1), at: .zero + .milliseconds(200)) == 10_000)
+        // Past the horizon a packet no feedback told of no longer counts: of 100…190 ms, those
+        // at 150…190 are within 140 ms of 290.
+        #expect(log.bytesInFlight(sentWithin: .milliseconds(140), at: .zero + .milliseconds(290)) == 5_000)
+    }
+}

@@ -355,12 +355,61 @@ import Testing
         #expect(after == 0, "\(after) dropped 1–4 s after the step; targets/drops \(trace.joined(separator: " "))")
     }
 
+    /// Each frame of the media stream (by RTP timestamp, in sending order) and how much later than
+    /// the quickest frame its last packet arrived, against when it was captured; nil for a frame
+    /// the link lost part of.
+    static func frameLateness(_ packets: [SimulatedPeer.Packet]) -> [(sent: Instant, late: Duration?)] {
+        guard let media = packets.first(where: { !$0.padding })?.ssrc else { return [] }
+        var frames: [UInt32: (sent: Instant, complete: Bool, last: Instant)] = [:]
+        var order: [UInt32] = []
+        for packet in packets where packet.ssrc == media && !packet.padding {
+            let stamp = packet.bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).bigEndian }
+            if frames[stamp] == nil { order.append(stamp) }
+            var frame = frames[stamp] ?? (packet.sendTime, true, packet.sendTime)
+            if let arrival = packet.arrival { frame.last = max(frame.last, arrival) } else { frame.complete = false }
+            frames[stamp] = frame
+        }
+        let first = order[0]
+        let behind = order.map { stamp -> (sent: Instant, behind: Duration?) in
+            let frame = frames[stamp]!
+            let captured = Duration.microseconds(Int64(UInt32(stamp &- first)) * 1000 / 90)
+            return (frame.sent, frame.complete ? (frame.last - .zero) - captured : nil)
+        }
+        let quickest = behind.compactMap(\.behind).min()!
+        return behind.map { ($0.sent, $0.behind.map { $0 - quickest }) }
+    }
+
+    @Test func linkStepDown_withTransportWideFeedback_framesWaitForThePathsQueueToDrain() throws {
+        // docs/behaviour.md §7.5: a 1080p share on 3 Mbit/s, stepped down to 0.6 at 10 s. Once
+        // feedback tells of the step, what is on its way would wait in the tbf's queue (up to
+        // 200 ms) behind the frames already sent; new frames wait at the encoder instead, so those
+        // it makes arrive within 300 ms of the quickest frame, where a receiver that plays out 200 ms
+        // behind still shows them. (Made at once and queued behind the step's, they came 520–650 ms
+        // late until 11.1 s, and over 250 ms until 11.4 s.)
+        let steps = [SimulatedLink.RateStep(at: Instant.seconds(110), bitsPerSecond: 600_000)]
+        let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
+                                 jitter: .milliseconds(1), seed: 5, steps: steps, burst: 16_384)
+        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: link, feedback: .transportWide,
+                                       transportWide: true)
+        defer { share.stop() }
+        share.run(for: .seconds(10))
+        let heldBefore = share.connection.framesHeldForLink
+        share.run(for: .seconds(4))
+        let frames = Self.frameLateness(share.peer!.packets).filter { $0.sent >= share.started + .seconds(10) }
+        let told = frames.filter { $0.sent >= share.started + .milliseconds(10_500) }
+        let trace = frames.map { "\(Int(($0.sent - share.started).inMilliseconds))ms:\($0.late.map { "\(Int($0.inMilliseconds))" } ?? "lost")" }
+        #expect(share.connection.framesHeldForLink > heldBefore, "\(trace)")
+        #expect(told.allSatisfy { $0.late.map { $0 <= .milliseconds(300) } ?? true }, "\(trace)")
+    }
+
     @Test func linkStepDown_pacerHoldsFramesRatherThanQueueSeconds() throws {
         // 0–4 s: a 3 Mbit/s link; from 4 s: 600 kbit/s, and at 4.2 s recovery
         // asks for a keyframe, sized for the 3 Mbit/s the estimate still says.
-        // The target follows within 2 s; while that keyframe drains at the
-        // new rate (about a second), new frames wait rather than queue behind
-        // it, and by 6 s the pacer holds under a quarter second again.
+        // The target follows within 2 s (and then stands no more than a fifth
+        // over the link: the encoder aims at 0.85 of it, and growth goes on
+        // while what is sent leaves no queue); while that keyframe drains at
+        // the new rate (about a second), new frames wait rather than queue
+        // behind it, and by 6 s the pacer holds under a quarter second again.
         let steps = [SimulatedLink.RateStep(at: Instant.seconds(104), bitsPerSecond: 600_000)]
         let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
                                  seed: 5, steps: steps)
@@ -374,7 +423,7 @@ import Testing
                             share.connection.pacerDelay))
         }
         let trace = samples.map { "\(Int($0.at * 10) / 10):\($0.target / 1000)/\(Int($0.queued.inMilliseconds))" }.joined(separator: " ")
-        #expect(samples.filter { $0.at >= 6 }.allSatisfy { $0.target <= 660_000 }, "\(trace)")
+        #expect(samples.filter { $0.at >= 6 }.allSatisfy { $0.target <= 720_000 }, "\(trace)")
         #expect(samples.allSatisfy { $0.target >= 300_000 }, "\(trace)")
         #expect(share.connection.framesHeldForLink > 0)
         #expect(samples.filter { $0.at >= 6 }.allSatisfy { $0.queued <= .milliseconds(250) }, "\(trace)")
