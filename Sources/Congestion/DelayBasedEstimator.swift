@@ -31,6 +31,9 @@ public struct DelayBasedEstimator: Sendable {
     /// trend crossed its threshold, and rtpbin, which waits 200 ms, gave up on frames that waited
     /// there and asked for keyframes (docs/benchmarks.md, *A standing queue holds growth*).
     static let standingQueueLimit: Duration = .milliseconds(60)
+    /// A queue standing this deep is overuse whatever the trend: past what a receiver that plays
+    /// out at a fixed latency waits for (rtpbin, 200 ms) once the path's own delay is added.
+    static let deepQueue: Duration = .milliseconds(150)
 
     /// Takes one feedback's packets, in sequence order. Overuse anywhere in
     /// the feedback counts, even if the last group looked calm. Probe
@@ -60,6 +63,13 @@ public struct DelayBasedEstimator: Sendable {
         // 0.6 Mbit/s, a back-off 0.8 s on took 0.35 Mbit/s delivered while the sender had paused for
         // a new size's keyframe, and the target stood at half the link for 5–7 s.
         if usage == .overusing, queueDraining { usage = .underusing }
+        // Unless the queue is deep: one that stood past `deepQueue` through the last half second
+        // kept the bottleneck busy all that while, so what arrived is what the path carries,
+        // however little was sent. After a step from 3 to 0.6 Mbit/s new frames waited for it
+        // (docs/behaviour.md §7.5), so less was sent than delivered, and the estimate stood at the
+        // first back-off's 1.7 Mbit/s for 1.7 s: the keyframe made when the queue had drained
+        // filled it again.
+        if let standing = queue.standing, standing > Self.deepQueue { usage = .overusing }
         // Held as while a queue drains: no growth, and no back-off that only the trend would call for.
         if usage == .normal, let standing = queue.standing, standing > Self.standingQueueLimit { usage = .underusing }
         let before = rateControl.bitrate

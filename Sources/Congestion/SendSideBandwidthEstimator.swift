@@ -130,8 +130,11 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// delivers, so only pacing under it drains that queue (docs/behaviour.md §7.5).
     static let drainingPacingFactor = 0.8
 
-    /// A packet sent longer ago than this that no feedback has told of is taken as lost: a queue
-    /// that held it this long has long since been backed off from.
+    /// A packet no feedback has told of a round trip and this long after it left is taken as lost:
+    /// a tbf drops what overflows its queue, and when nothing arrives after it no feedback ever
+    /// tells. Counted to a horizon of 1 s instead, such packets held new frames back for 0.2 s
+    /// after the queue behind a step down had drained.
+    static let inFlightMargin: Duration = .milliseconds(100)
     static let inFlightHorizon: Duration = .seconds(1)
 
     public private(set) var feedbackKind: FeedbackKind
@@ -440,13 +443,22 @@ public struct SendSideBandwidthEstimator: Sendable {
     }
 
     /// How long what is already on its way will wait in the path's queues beyond the path's own
-    /// round trip: the bytes sent since the newest packet transport-wide feedback told of, at the
-    /// rate the receiver acknowledged lately. Zero without transport-wide feedback, which alone says
+    /// round trip: the bytes sent since the newest packet transport-wide feedback told of (within
+    /// the latest round trip), at the rate the receiver acknowledged lately. Zero without transport-wide feedback, which alone says
     /// what has arrived (docs/behaviour.md §7.5).
     public func pathBacklog(at now: Instant) -> Duration {
-        guard feedbackKind == .transportWide, let delivered = log.acknowledgedBitrate, delivered > 0,
+        guard feedbackKind == .transportWide, let acknowledged = log.acknowledgedBitrate,
               let least = leastTransportRoundTrip else { return .zero }
-        let bits = Double(log.bytesInFlight(sentWithin: Self.inFlightHorizon, at: now) * 8)
+        // While a queue builds or stands the bottleneck is busy, and what arrives is what it
+        // carries. Otherwise arrivals may have paused while frames waited, and read under the
+        // path: taken alone, they held back the frames after the keyframe that ended such a pause
+        // for 0.3–0.7 s; the estimate's share for media does not read under it. (Nor the other
+        // way: just after a step down the estimate is still the old link's.)
+        let busy = delayEstimate.usage == .overusing || delayEstimate.queueStands
+        let delivered = busy ? acknowledged : max(acknowledged, Double(target(at: now).bitrate) * applicationShare)
+        guard delivered > 0 else { return .zero }
+        let horizon = min(roundTrip + Self.inFlightMargin, Self.inFlightHorizon)
+        let bits = Double(log.bytesInFlight(sentWithin: horizon, at: now) * 8)
         return max(.zero, .seconds(bits / delivered) - least)
     }
 

@@ -1,5 +1,6 @@
 import Congestion
 import Media
+import RTP
 import Testing
 
 /// Whole calls on simulated time; each runs in milliseconds.
@@ -246,5 +247,34 @@ struct CallTests {
         for rtt in [130, 110, 160] { call.estimator.onRoundTripTime(.milliseconds(rtt)) }
         #expect(call.estimator.leastRoundTrip == .milliseconds(110))
         #expect(call.estimator.roundTrip == .milliseconds(160), "the latest stays what the rules that follow the path read")
+    }
+
+    @Test func pathBacklog_isWhatIsOnItsWayPastTheRoundTrip_atTheRateDelivered() {
+        // docs/behaviour.md §7.5. 1250-byte packets every 10 ms (1 Mbit/s) for half a second;
+        // feedback at 0.55 s tells of the first 40 (sent by 0.39 s, arriving 10 ms apart): a round
+        // trip of 160 ms, 1 Mbit/s delivered, and the 10 packets after them, 0.1 s of it, are
+        // within the round trip. Then 40 more at once: 0.5 s on its way, 0.34 s past the round
+        // trip (the estimate, from 500 kbit/s, is under what was delivered, which sets the rate).
+        // Told of by no feedback, they count until a round trip and 100 ms after they left.
+        func packetsAndFeedback(_ kind: SendSideBandwidthEstimator.FeedbackKind) -> SendSideBandwidthEstimator {
+            var estimator = SendSideBandwidthEstimator(cap: 4_000_000, feedbackKind: kind, start: 500_000)
+            for i in 0..<50 { _ = estimator.onPacketSent(size: 1250, at: .zero + .milliseconds(Int64(10 * i))) }
+            estimator.onTransportFeedback(
+                TransportFeedback(senderSSRC: 2, mediaSSRC: 1, baseSequenceNumber: 0, referenceTime: 0, feedbackPacketCount: 0,
+                                  receiveDeltas: [Int16?](repeating: 40, count: 40)),
+                at: .zero + .milliseconds(550))
+            return estimator
+        }
+        var estimator = packetsAndFeedback(.transportWide)
+        #expect(estimator.pathBacklog(at: .zero + .milliseconds(550)) == .zero)
+        for _ in 0..<40 { _ = estimator.onPacketSent(size: 1250, at: .zero + .milliseconds(550)) }
+        let backlog = estimator.pathBacklog(at: .zero + .milliseconds(550))
+        #expect(abs((backlog - .milliseconds(340)).inSeconds) < 0.005, "\(backlog)")
+        #expect(estimator.pathBacklog(at: .zero + .milliseconds(805)) > .zero)
+        #expect(estimator.pathBacklog(at: .zero + .milliseconds(815)) == .zero)
+        // Without transport-wide feedback nothing says what has arrived.
+        var reports = packetsAndFeedback(.receiverReports)
+        for _ in 0..<40 { _ = reports.onPacketSent(size: 1250, at: .zero + .milliseconds(550)) }
+        #expect(reports.pathBacklog(at: .zero + .milliseconds(550)) == .zero)
     }
 }

@@ -130,6 +130,17 @@ struct DelayDetectionTests {
         #expect(held.allSatisfy { $0 == 1_000_000 }, "\(held.map { Int($0 / 1000) })")
     }
 
+    @Test func aDeepStandingQueue_backsOffEvenWhileLessIsSentThanDelivered() {
+        // From 2 s a queue of 200 ms stands, as behind a step down, and less is sent than
+        // delivered, as while new frames wait for it to drain. Past 150 ms through half a second
+        // the bottleneck was busy all that while: the 800 kbit/s delivered is the path's, and the
+        // estimate backs off to 0.85 of it. A queue of 100 ms only holds it.
+        let deep = Self.estimates(acknowledged: 800_000, draining: true) { $0 >= 2 ? 200 : 0 }
+        let shallow = Self.estimates(acknowledged: 800_000, draining: true) { $0 >= 2 ? 100 : 0 }
+        #expect(deep[1] == 1_000_000 && abs(deep[9] - 680_000) < 1, "\(deep.map { Int($0 / 1000) })")
+        #expect(shallow.allSatisfy { $0 == 1_000_000 }, "\(shallow.map { Int($0 / 1000) })")
+    }
+
     @Test func standingQueue_isTheLeastWaitOverHalfASecond_notABurstsPeak() {
         var meter = StandingQueueMeter()
         // 50 ms of path delay; a keyframe's 150 ms of wait for a tenth of a second, then 30 ms standing.
