@@ -135,6 +135,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// tells. Counted to a horizon of 1 s instead, such packets held new frames back for 0.2 s
     /// after the queue behind a step down had drained.
     static let inFlightMargin: Duration = .milliseconds(100)
+    /// However long the round trip reads: by then the queue that held a packet has been backed off from.
     static let inFlightHorizon: Duration = .seconds(1)
 
     public private(set) var feedbackKind: FeedbackKind
@@ -444,8 +445,8 @@ public struct SendSideBandwidthEstimator: Sendable {
 
     /// How long what is already on its way will wait in the path's queues beyond the path's own
     /// round trip: the bytes sent since the newest packet transport-wide feedback told of (within
-    /// the latest round trip), at the rate the receiver acknowledged lately. Zero without transport-wide feedback, which alone says
-    /// what has arrived (docs/behaviour.md §7.5).
+    /// the latest round trip), at the rate the receiver acknowledged lately. Zero without
+    /// transport-wide feedback, which alone says what has arrived (docs/behaviour.md §7.5).
     public func pathBacklog(at now: Instant) -> Duration {
         guard feedbackKind == .transportWide, let acknowledged = log.acknowledgedBitrate,
               let least = leastTransportRoundTrip else { return .zero }

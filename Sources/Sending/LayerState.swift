@@ -58,10 +58,10 @@ struct LayerState {
 
     /// docs/behaviour.md §7.5 and §12, from each member's wait (its pacer's queue and, where
     /// transport-wide feedback tells, the path's) and whether it awaits a keyframe: a frame is
-    /// held back, not queued behind seconds of others, while a member's wait is past the limit. A member twice that far behind, while another keeps up (its
-    /// queue under the limit), holds no one up: it is skipped (misses frames) until its queue is
-    /// back under the limit, and then takes the stream again from a keyframe. A member alone is
-    /// never skipped.
+    /// held back, not queued behind seconds of others, while a member's wait is past the limit.
+    /// A member twice that far behind, while another keeps up (its wait under the limit), holds
+    /// no one up: it is skipped (misses frames) until its wait is back under the limit, and then
+    /// takes the stream again from a keyframe. A member alone is never skipped.
     static func backlog(delays: [Duration], awaitingKeyframe: [Bool]) -> (held: Bool, skip: [Bool]) {
         let limit = ConnectionState.maxQueueDelay
         // A skipped member is past the limit, so whoever keeps up is another.
