@@ -326,6 +326,18 @@ import Testing
         #expect(keyframes.contains("left to a repair 0"), "\(keyframes)")
     }
 
+    /// A 1080p share with transport-wide feedback, run for 10 s on a 3 Mbit/s tbf that falls to
+    /// 0.6 Mbit/s just then.
+    static func settledBeforeAStepDown() throws -> SimulatedShare {
+        let steps = [SimulatedLink.RateStep(at: Instant.seconds(110), bitsPerSecond: 600_000)]
+        let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
+                                 jitter: .milliseconds(1), seed: 5, steps: steps, burst: 16_384)
+        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: link, feedback: .transportWide,
+                                       transportWide: true)
+        share.run(for: .seconds(10))
+        return share
+    }
+
     @Test func linkStepDown_withTransportWideFeedback_nothingIsDroppedAfterTheFirstSecond() throws {
         // A 1080p share settled on a 3 Mbit/s tbf; at 10 s the link falls to 0.6 Mbit/s. What the
         // queue holds then and what the sender sends before feedback tells is lost; after that the
@@ -333,13 +345,8 @@ import Testing
         // 0.8 × the target, so what the pacer holds (frames encoded for 3 Mbit/s, resends) joins a
         // queue that drains: from 11 s on nothing is dropped. (Paced at 1.2 × the target it kept
         // the queue full, and 10 packets were dropped 1–2 s after the step.)
-        let steps = [SimulatedLink.RateStep(at: Instant.seconds(110), bitsPerSecond: 600_000)]
-        let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
-                                 jitter: .milliseconds(1), seed: 5, steps: steps, burst: 16_384)
-        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: link, feedback: .transportWide,
-                                       transportWide: true)
+        let share = try Self.settledBeforeAStepDown()
         defer { share.stop() }
-        share.run(for: .seconds(10))
         let beforeStep = share.peer!.droppedAtQueue
         share.run(for: .seconds(1))
         let inTheFirstSecond = share.peer!.droppedAtQueue - beforeStep
@@ -386,13 +393,8 @@ import Testing
         // it makes arrive within 300 ms of the quickest frame, where a receiver that plays out 200 ms
         // behind still shows them. (Made at once and queued behind the step's, they came 520–650 ms
         // late until 11.1 s, and over 250 ms until 11.4 s.)
-        let steps = [SimulatedLink.RateStep(at: Instant.seconds(110), bitsPerSecond: 600_000)]
-        let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
-                                 jitter: .milliseconds(1), seed: 5, steps: steps, burst: 16_384)
-        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: link, feedback: .transportWide,
-                                       transportWide: true)
+        let share = try Self.settledBeforeAStepDown()
         defer { share.stop() }
-        share.run(for: .seconds(10))
         let heldBefore = share.connection.framesHeldForLink
         share.run(for: .seconds(4))
         let frames = Self.frameLateness(share.peer!.packets).filter { $0.sent >= share.started + .seconds(10) }
