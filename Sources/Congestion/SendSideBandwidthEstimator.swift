@@ -157,9 +157,12 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// bound: it includes the receiver's wait before it reports) or from
     /// receiver reports; assumed until either says.
     public private(set) var roundTrip = SendSideBandwidthEstimator.assumedRoundTrip
-    /// The least of transport-wide feedback's round trips: near the path's own, since some
-    /// feedback leaves just as its newest packet arrives (rtpbin sends it at each frame's end).
-    private var leastTransportRoundTrip: Duration?
+    /// Transport-wide feedback's round trips over the last 10 s. Their least is near the path's
+    /// own, since some feedback leaves just as its newest packet arrives (rtpbin sends it at each
+    /// frame's end). Not the least ever: a route that lengthens for good would be read as a queue,
+    /// and at 300 ms more it held frames to about three quarters of the rate (`pathBacklog`).
+    private var transportRoundTrips = WindowedMinimum(bucket: .seconds(1), buckets: 10)
+    private var leastTransportRoundTrip: Duration? { transportRoundTrips.least(coveringAtLeast: 1) }
     /// The least of the round trips receiver reports measured (RFC 3550 §6.4.1).
     private var leastReportedRoundTrip: Duration?
     /// How long a lost packet must have been gone before its NACK can come back: the least round
@@ -317,7 +320,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         }
         // Includes the receiver's wait before it sends feedback: an upper bound, which is the safe side.
         roundTrip = now - newest
-        leastTransportRoundTrip = min(leastTransportRoundTrip ?? roundTrip, roundTrip)
+        transportRoundTrips.add(roundTrip, at: now - .zero)
         for entry in entries {
             guard let result = probeResults.add(entry) else { continue }
             if lastProbe?.cluster == result.cluster.id { lastProbe?.answered = true }

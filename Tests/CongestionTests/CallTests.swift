@@ -277,4 +277,38 @@ struct CallTests {
         for _ in 0..<40 { _ = reports.onPacketSent(size: 1250, at: .zero + .milliseconds(550)) }
         #expect(reports.pathBacklog(at: .zero + .milliseconds(550)) == .zero)
     }
+    @Test func pathBacklog_takesARouteThatLengthensForGoodAsThePathsOwn_within10s() {
+        // docs/behaviour.md §7.5. 1250-byte packets every 10 ms (1 Mbit/s), feedback every 50 ms on
+        // what arrived; at 2 s the round trip goes from 160 to 600 ms and stays. At first the extra
+        // 0.44 s on the way reads as a queue; 10 s on it is the path's.
+        var estimator = SendSideBandwidthEstimator(cap: 4_000_000, feedbackKind: .transportWide, start: 1_000_000)
+        func oneWay(sentAt tick: Int) -> Int { tick < 200 ? 80 : 300 }
+        var reported = 0
+        var backlogs: [Int: Duration] = [:]
+        for tick in 0..<1500 {
+            let now = tick * 10
+            _ = estimator.onPacketSent(size: 1250, at: .zero + .milliseconds(Int64(now)))
+            guard tick % 5 == 0 else { continue }
+            // Arrived, and its feedback back, a one-way delay each way after it left.
+            let arrived = (reported..<tick + 1).filter { $0 * 10 + 2 * oneWay(sentAt: $0) <= now }
+            guard let last = arrived.last else { continue }
+            let arrivals = (reported...last).map { $0 * 10 + oneWay(sentAt: $0) }
+            let reference = arrivals[0] / 64
+            var previous = reference * 64
+            let deltas = arrivals.map { arrival -> Int16? in
+                defer { previous = arrival }
+                return Int16((arrival - previous) * 4)
+            }
+            estimator.onTransportFeedback(
+                TransportFeedback(senderSSRC: 2, mediaSSRC: 1, baseSequenceNumber: UInt16(reported), referenceTime: Int32(reference),
+                                  feedbackPacketCount: UInt8(truncatingIfNeeded: tick / 5), receiveDeltas: deltas),
+                at: .zero + .milliseconds(Int64(now)))
+            reported = last + 1
+            backlogs[now] = estimator.pathBacklog(at: .zero + .milliseconds(Int64(now)))
+        }
+        let early = backlogs.filter { (3_000...4_000).contains($0.key) }.map(\.value)
+        let late = backlogs.filter { $0.key >= 13_000 }.map(\.value)
+        #expect(early.allSatisfy { $0 > .milliseconds(300) }, "\(early.max()!)")
+        #expect(late.allSatisfy { $0 < .milliseconds(60) }, "\(late.max()!)")
+    }
 }
