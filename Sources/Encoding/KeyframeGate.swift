@@ -35,8 +35,11 @@ public struct KeyframeGate: Sendable {
     public static let maxInFlight: Duration = .seconds(2)
     /// How long after its repair window a request left to a repair is answered
     /// anyway: longer than a receiver that repeats its request (Chromium, every
-    /// 200 ms or so) takes to ask again once it has given the repair up.
-    public static let repairGrace: Duration = .seconds(2)
+    /// 200 ms or so) takes to ask again once it has given the repair up. Not
+    /// longer: rtpbin, behind a link stepped down, asked while the keyframe
+    /// was leaving, gave it up for arriving past its latency, and asked no
+    /// more; with 2 s here it showed nothing for 2.8–4.1 s (docs/benchmarks.md).
+    public static let repairGrace: Duration = .milliseconds(750)
     /// Frames between keyframes for a receiver that never asks for one: 10 s of a moving
     /// screen at 30 fps, five minutes of a still one's once-a-second repeat.
     public static let lastResortFrames = 300

@@ -95,15 +95,15 @@ struct KeyframeGateTests {
         #expect(gate.shouldEncodeKeyframe(at: .seconds(1.6)))
     }
 
-    @Test func aRequestLeftToARepair_isAnsweredTwoSecondsAfterItsWindow_unlessAKeyframeCame() {
+    @Test func aRequestLeftToARepair_isAnsweredThreeQuartersOfASecondAfterItsWindow_unlessAKeyframeCame() {
         // 1 s: an IDR; PLIs at 1.1 s and 1.4 s are left to its repair (window
         // 250 ms). A receiver that asks only when it gives a packet up does
-        // not ask again if the repair failed: an IDR at 3.35 s all the same.
+        // not ask again if the repair failed: an IDR at 2.1 s all the same.
         let gate = Self.twoRequestsLeftToARepair()
         #expect(!gate.isPending)
-        #expect(gate.earliestKeyframe(linkLimited: true) == .seconds(3.35))
-        #expect(!gate.shouldEncodeKeyframe(at: .seconds(3.3), linkLimited: true))
-        #expect(gate.shouldEncodeKeyframe(at: .seconds(3.35), linkLimited: true))
+        #expect(gate.earliestKeyframe(linkLimited: true) == .seconds(2.1))
+        #expect(!gate.shouldEncodeKeyframe(at: .seconds(2.05), linkLimited: true))
+        #expect(gate.shouldEncodeKeyframe(at: .seconds(2.1), linkLimited: true))
         // A keyframe before then (a size change, another request) answers it.
         var answered = KeyframeGate()
         answered.keyframeEncoded(at: .seconds(1))
@@ -117,7 +117,7 @@ struct KeyframeGateTests {
         // 1 s: an IDR, whose last packet left at 1.25 s; a PLI at 1.4 s (window 250 ms). Nothing
         // resent since the IDR: the receiver gave it up for coming late, and no repair is under
         // way: an IDR at 1.65 s, or at 2 s while the link is the limit. A resend at 1.3 s is a
-        // repair under way: the 2 s after the window hold, to 3.65 s. One before the IDR is not.
+        // repair under way: the 0.75 s after the window hold, to 2.4 s. One before the IDR is not.
         var gate = KeyframeGate()
         gate.resent(at: .seconds(0.9))
         gate.keyframeEncoded(at: .seconds(1))
@@ -127,7 +127,7 @@ struct KeyframeGateTests {
         #expect(gate.earliestKeyframe() == .seconds(1.65))
         #expect(gate.earliestKeyframe(linkLimited: true) == .seconds(2))
         gate.resent(at: .seconds(1.3))
-        #expect(gate.earliestKeyframe() == .seconds(3.65))
+        #expect(gate.earliestKeyframe() == .seconds(2.4))
     }
 
     @Test func aStreamWithoutTheKeyframeInFlight_isNotLeftToItsRepair_butIsSpacedAsAReceiver() {
