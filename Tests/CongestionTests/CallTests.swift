@@ -282,6 +282,7 @@ struct CallTests {
         // what arrived; at 2 s the round trip goes from 160 to 600 ms and stays. At first the extra
         // 0.44 s on the way reads as a queue; 10 s on it is the path's.
         var estimator = SendSideBandwidthEstimator(cap: 4_000_000, feedbackKind: .transportWide, start: 1_000_000)
+        var builder = TransportFeedbackBuilder(senderSSRC: 2, mediaSSRC: 1)
         func oneWay(sentAt tick: Int) -> Int { tick < 200 ? 80 : 300 }
         var reported = 0
         var backlogs: [Int: Duration] = [:]
@@ -292,17 +293,10 @@ struct CallTests {
             // Arrived, and its feedback back, a one-way delay each way after it left.
             let arrived = (reported..<tick + 1).filter { $0 * 10 + 2 * oneWay(sentAt: $0) <= now }
             guard let last = arrived.last else { continue }
-            let arrivals = (reported...last).map { $0 * 10 + oneWay(sentAt: $0) }
-            let reference = arrivals[0] / 64
-            var previous = reference * 64
-            let deltas = arrivals.map { arrival -> Int16? in
-                defer { previous = arrival }
-                return Int16((arrival - previous) * 4)
+            let arrivals = (reported...last).map {
+                TransportFeedbackBuilder.Arrival(sequenceNumber: UInt16($0), time: .zero + .milliseconds(Int64($0 * 10 + oneWay(sentAt: $0))))
             }
-            estimator.onTransportFeedback(
-                TransportFeedback(senderSSRC: 2, mediaSSRC: 1, baseSequenceNumber: UInt16(reported), referenceTime: Int32(reference),
-                                  feedbackPacketCount: UInt8(truncatingIfNeeded: tick / 5), receiveDeltas: deltas),
-                at: .zero + .milliseconds(Int64(now)))
+            for feedback in builder.build(arrivals) { estimator.onTransportFeedback(feedback, at: .zero + .milliseconds(Int64(now))) }
             reported = last + 1
             backlogs[now] = estimator.pathBacklog(at: .zero + .milliseconds(Int64(now)))
         }
