@@ -57,14 +57,18 @@ struct RecoveryGate {
         var description: String { "serve refused \(command)" }
     }
 
-    /// What a call client says to `serve` to share the synthetic screen the way `share` does to each receiver.
+    /// What a call client says to `serve` to share the synthetic screen the way `share` does to each
+    /// receiver, with the transport-wide feedback screen-receiver offers: with loss alone, two
+    /// streams through one bottleneck climb past it together (docs/behaviour.md §5.6).
     private static func startServing(_ serve: ManagedProcess, to receivers: [(id: String, name: String, address: String, key: String)]) throws {
         let h264 = #"[{"name":"H264","payloadType":102,"profileLevelId":"42e01f","packetizationMode":1}]"#
+        let extensions = #"[{"uri":"http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time","id":3},"#
+            + #"{"uri":"http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01","id":5}]"#
         var commands = [#"{"cmd":"hello","protocol":1,"logLevel":"info""#,
                         #"{"cmd":"start","source":"synthetic","size":"1280x720","scenario":"motion","fps":30"#]
         for r in receivers {
             commands.append(#"{"cmd":"addReceiver","receiver":"\#(r.id)","name":"\#(r.name)","destination":"\#(r.address)","#
-                            + #""srtp":{"profile":"AES_CM_128_HMAC_SHA1_80","key":"\#(r.key)"},"codecs":\#(h264)"#)
+                            + #""srtp":{"profile":"AES_CM_128_HMAC_SHA1_80","key":"\#(r.key)"},"codecs":\#(h264),"headerExtensions":\#(extensions)"#)
         }
         for (i, command) in commands.enumerated() {
             serve.send(command + ",\"id\":\(i + 1)}")
@@ -168,9 +172,7 @@ struct RecoveryGate {
     static let watcherSeconds = 5.0
     /// Through the shaped link, the percentage of the watcher's seconds that must reach `restoredFPS`
     /// (whole numbers: 9 seconds of 10 is 90 %, where 10 × (1 − 0.9) in floating point is under 1):
-    /// its stream and the receiver's cross one bottleneck, each with an estimate of its own, and
-    /// when both climb past it together the watcher loses a moment (one second at 10 fps, in 1
-    /// run of 3).
+    /// its stream and the receiver's cross one bottleneck, each with an estimate of its own.
     static let watcherPercentAtRate = 90
 
     /// With a watcher: the ladder's steps for the receiver left the watcher's view alone, from
