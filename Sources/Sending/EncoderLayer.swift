@@ -238,7 +238,7 @@ package final class EncoderLayer: @unchecked Sendable {
                 continue
             }
             let (plan, fps) = state.plan(sourceWidth: frame.width, sourceHeight: frame.height, target: target, codec: key.codec,
-                                         makeUpShortfall: lowest?.feed.seesQueueing ?? false, resending: lowest?.feed.resending ?? 0,
+                                         seesQueueing: lowest?.feed.seesQueueing ?? false, resending: lowest?.feed.resending ?? 0,
                                          now: now, levelLimit: key.levelLimit)
             let sharePeriod = Duration.framePeriod(fps: state.share.fps)
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps

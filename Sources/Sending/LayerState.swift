@@ -77,11 +77,12 @@ struct LayerState {
     /// least its receivers' estimates allow), and the frame rate to encode
     /// at. A policy that lets frames fall skips frames rather than change the
     /// encoder's rate: a new rate would need a new encoder, and a keyframe.
-    /// `makeUpShortfall`: the target is kept by queueing delay, so the encoder may be asked for more
+    /// `seesQueueing`: the target is kept by queueing delay, so the encoder may be asked for more
     /// than it is meant to send where it sends less (docs/behaviour.md §3.3), into the room that
-    /// `resending` (bits per second of retransmissions) leaves.
+    /// `resending` (bits per second of retransmissions) leaves; without it, a target that is no
+    /// receiver's own estimate (REMB) is from loss alone, and Balanced grows into less of it (§3.2).
     mutating func plan(sourceWidth: Int, sourceHeight: Int, target: SendSideBandwidthEstimator.Target, codec: ReceiverConfig.Codec,
-                       makeUpShortfall: Bool, resending: Double = 0, now: Instant,
+                       seesQueueing: Bool, resending: Double = 0, now: Instant,
                        levelLimit: H264Level?) -> (settings: EncoderSettings, fps: Int) {
         let encoderBitrate = Int(Double(target.bitrate) * LayerState.encoderShare)
         let recoveryScale = shrink.map { now < $0.until ? $0.factor : 1 } ?? 1
@@ -91,7 +92,8 @@ struct LayerState {
         if share.policy == .balanced {
             let bits = EncodingPlan.balancedBitsPerPixel(policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight,
                                                          fps: share.fps, bitrate: encoderBitrate)
-            balancedScale = balanced.update(bitsPerPixel: bits, settled: target.limit != .probing, tried: target.tried, at: now)
+            balancedScale = balanced.update(bitsPerPixel: bits, settled: target.limit != .probing, tried: target.tried,
+                                            fromLossAlone: !seesQueueing && target.limit != .receiverEstimate, at: now)
         }
         let plan = EncodingPlan.make(
             policy: share.policy, sourceWidth: sourceWidth, sourceHeight: sourceHeight, fps: share.fps,
@@ -105,7 +107,7 @@ struct LayerState {
         // 0.69–0.71 Mbit/s for a target of 0.59, the bottleneck's queue never drained, and each
         // keyframe lost packets to it.
         var adjusted = encoderBitrate
-        if makeUpShortfall {
+        if seesQueueing {
             let most = Double(encoderBitrate) * EncoderRateAdjuster.largestFactor
             adjusted = max(encoderBitrate, min(Int(Double(encoderBitrate) * rateAdjuster.factor), Int(most - resending)))
         }

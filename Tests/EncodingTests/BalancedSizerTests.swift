@@ -70,4 +70,22 @@ struct BalancedSizerTests {
         // An untried bitrate still steps down: it is lower than the size in use needs.
         #expect(sizer.update(bitsPerPixel: Self.bits(720_000), settled: true, tried: false, at: .seconds(21)) == 0.5)
     }
+
+    /// At 1/2 after a fall, then `bitrate` from 10 s to 20 s: the scale at the end.
+    static func grown(to bitrate: Double, fromLossAlone: Bool) -> Double {
+        var sizer = BalancedSizer()
+        _ = sizer.update(bitsPerPixel: Self.bits(720_000), settled: true, at: .zero)
+        for tenth in 100...200 {
+            _ = sizer.update(bitsPerPixel: Self.bits(bitrate), settled: true, fromLossAlone: fromLossAlone, at: .seconds(Double(tenth) / 10))
+        }
+        return sizer.scale
+    }
+
+    @Test func anEstimateFromLossAlone_isRoomToGrowIntoForOnlyPartOfIt() {
+        // 1.52 Mbit/s gives 1280×720 (2/3) 0.055 bits a pixel: room, with queueing delay to keep
+        // the estimate; from loss alone, 0.8 of it is 0.044, not room. 1.9 Mbit/s is room either way.
+        #expect(Self.grown(to: 1_520_000, fromLossAlone: false) == 2.0 / 3.0)
+        #expect(Self.grown(to: 1_520_000, fromLossAlone: true) == 0.5)
+        #expect(Self.grown(to: 1_900_000, fromLossAlone: true) == 2.0 / 3.0)
+    }
 }

@@ -309,12 +309,33 @@ struct LayerBacklogTests {
 
 /// The rate a layer's encoder is set to (docs/behaviour.md §7.7).
 struct LayerPlanTests {
+    /// Balanced at 960×540 after a fall, then at `target` for 6 s: the width it grew to.
+    static func balancedWidth(after target: SendSideBandwidthEstimator.Target, seesQueueing: Bool) -> Int {
+        var state = LayerState(share: ShareParameters(policy: .balanced, fps: 30), started: .zero)
+        state.keyframesMade = 1
+        func width(_ target: SendSideBandwidthEstimator.Target, at seconds: Double) -> Int {
+            state.plan(sourceWidth: 1920, sourceHeight: 1080, target: target, codec: .h264(.chromiumDefault), seesQueueing: seesQueueing,
+                       now: .seconds(seconds), levelLimit: nil).settings.width
+        }
+        _ = width(.init(bitrate: 700_000, limit: .loss), at: 0)
+        return (10...70).map { width(target, at: Double($0) / 10) }.last!
+    }
+
+    @Test func balanced_growsIntoPartOfAnEstimateFromLossAlone() {
+        // docs/behaviour.md §3.2: 1.8 Mbit/s gives 1280×720 0.055 bits a pixel at the encoder's
+        // 0.85 of it; from loss alone only 0.8 of that counts, 0.044, under the 0.05 to grow.
+        #expect(Self.balancedWidth(after: .init(bitrate: 700_000, limit: .loss), seesQueueing: false) == 960)
+        #expect(Self.balancedWidth(after: .init(bitrate: 1_800_000, limit: .loss), seesQueueing: false) == 960)
+        #expect(Self.balancedWidth(after: .init(bitrate: 1_800_000, limit: .receiverEstimate), seesQueueing: false) == 1280)
+        #expect(Self.balancedWidth(after: .init(bitrate: 1_800_000, limit: .delay), seesQueueing: true) == 1280)
+    }
+
     @Test func theFirstPicture_startsTheBufferAtTheLeastTheRateAllows_thenTheTargetsBuffer() {
         // No feedback yet from a receiver without transport-wide feedback: the target is the cap.
         var state = LayerState(share: ShareParameters(policy: .balanced, fps: 30), started: .zero)
         let cap = SendSideBandwidthEstimator.Target(bitrate: 4_000_000, limit: .noFeedback)
         func plan() -> EncoderSettings {
-            state.plan(sourceWidth: 1920, sourceHeight: 1080, target: cap, codec: .h264(.chromiumDefault), makeUpShortfall: false, now: .zero,
+            state.plan(sourceWidth: 1920, sourceHeight: 1080, target: cap, codec: .h264(.chromiumDefault), seesQueueing: false, now: .zero,
                        levelLimit: nil).settings
         }
         // The start rate's buffer (60 kbit) is under a frame period of the rate: the buffer starts
@@ -334,7 +355,7 @@ struct LayerPlanTests {
         state.keyframesMade = 1
         let target = SendSideBandwidthEstimator.Target(bitrate: 1_500_000, limit: .delay)
         func plan(_ makeUp: Bool, resending: Double = 0) -> EncoderSettings {
-            state.plan(sourceWidth: 1920, sourceHeight: 1080, target: target, codec: .h264(.chromiumDefault), makeUpShortfall: makeUp,
+            state.plan(sourceWidth: 1920, sourceHeight: 1080, target: target, codec: .h264(.chromiumDefault), seesQueueing: makeUp,
                        resending: resending, now: .zero, levelLimit: nil).settings
         }
         let meant = plan(false).bitrate
