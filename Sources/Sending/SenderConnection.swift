@@ -231,7 +231,7 @@ public final class SenderConnection: @unchecked Sendable {
                  state.transceiver, state.receiverWaitsByTheClock ? lastSent + ConnectionState.keepaliveInterval : nil)
             }
             if let probe {
-                transceiver.sendPadding(count: probe.packetCount, cluster: probe.id, bitrate: probe.bitrate, into: queue)
+                transceiver.sendPadding(count: probe.packetCount, cluster: probe.id, bitrate: probe.bitrate, at: now, into: queue)
             }
             queue.setRate(rate, burstBudget: Pacer.burstBudget(linkIsTheLimit: limited))
             switch queue.pop(into: &buffer, now: now) {

@@ -116,10 +116,14 @@ final class Transceiver: Sendable {
     /// Queues a probe cluster: `count` padding-only packets under this
     /// stream's next sequence numbers, to leave at `bitrate`. Numbered here
     /// and queued in order with the media, so the receiver sees no gap and
-    /// nothing out of order.
-    func sendPadding(count: Int, cluster: Int, bitrate: Double, into queue: PacketQueue) {
-        pad(count: count, padding: OutgoingRTPStream.maxPadding, kind: .probe(cluster: cluster), rate: bitrate, into: queue) { last, base in
-            last ?? base
+    /// nothing out of order. They carry the last frame's timestamp, or before
+    /// the first, the stream's clock at `now`: stamped with the stream's
+    /// base instead, they stood hours of RTP time before the first frame
+    /// (its timestamp counts from the machine's boot), and rtpbin's jitter
+    /// buffer threw its clock away at that frame.
+    func sendPadding(count: Int, cluster: Int, bitrate: Double, at now: Instant, into queue: PacketQueue) {
+        pad(count: count, padding: OutgoingRTPStream.maxPadding, kind: .probe(cluster: cluster), rate: bitrate, into: queue) { last, stream in
+            last ?? stream.timestamp(for: now)
         }
     }
 
@@ -146,11 +150,11 @@ final class Transceiver: Sendable {
     }
 
     /// `stamp` gives the padding's timestamp from the last frame's (nil
-    /// before the first) and the stream's base; nil sends nothing.
+    /// before the first) and the stream; nil sends nothing.
     private func pad(count: Int, padding: Int, kind: PacketInfo.Kind, rate: Double?, into queue: PacketQueue,
-                     stamp: (_ last: UInt32?, _ base: UInt32) -> UInt32?) {
+                     stamp: (_ last: UInt32?, _ stream: OutgoingRTPStream) -> UInt32?) {
         numbering.withLock { n in
-            guard !n.retired, let timestamp = stamp(n.lastTimestamp, n.stream.timestampBase) else { return }
+            guard !n.retired, let timestamp = stamp(n.lastTimestamp, n.stream) else { return }
             for _ in 0..<count {
                 n.scratch.removeAll(keepingCapacity: true)
                 let sequence = n.stream.paddingPacket(timestamp: timestamp, padding: padding, into: &n.scratch)

@@ -48,6 +48,22 @@ struct TransceiverTests {
         #expect(all.allSatisfy { $0.header.ssrc == 0x1234 && $0.header.timestamp == transceiver.timestamp(for: Self.stamp) })
     }
 
+    @Test func probePadding_carriesTheStreamsClock_beforeTheFirstFrame_andTheLastFramesTimestampAfter() {
+        let queue = PacketQueue(rate: 100_000_000, clock: ManualClock())
+        let transceiver = Transceiver(ssrc: 0x1234, payloadType: 96, codec: Self.codec, extensions: .standard, feed: 0)
+        // A probe at 6.9 s, before any frame: stamped with the stream's clock then, 100 ms before the
+        // first frame's capture, not with the stream's base, hours of RTP time away.
+        transceiver.sendPadding(count: 2, cluster: 1, bitrate: 1_000_000, at: Self.stamp - .milliseconds(100), into: queue)
+        let early = Self.drain(queue)
+        #expect(early.count == 2)
+        #expect(early.allSatisfy { $0.header.timestamp == transceiver.timestamp(for: Self.stamp) &- 9000 })
+        let keyframe: [UInt8] = [0, 0, 0, 1, 0x67, 0x42, 0xC0, 0x1F, 0, 0, 0, 1, 0x68, 0xCE, 0x3C, 0x80, 0, 0, 1, 0x65, 0xAB]
+        #expect(Self.send(transceiver, keyframe, endsFrame: true, keyframe: true, feed: 0, into: queue))
+        _ = Self.drain(queue)
+        transceiver.sendPadding(count: 1, cluster: 2, bitrate: 1_000_000, at: Self.stamp + .seconds(5), into: queue)
+        #expect(Self.drain(queue).map(\.header.timestamp) == [transceiver.timestamp(for: Self.stamp)])
+    }
+
     @Test func encoderReplacedMidFrame_restOfTheFrameIsRefused_numbersCarryOnFromTheNewKeyframe() {
         let queue = PacketQueue(rate: 100_000_000, clock: ManualClock())
         let transceiver = Transceiver(ssrc: 0x1234, payloadType: 96, codec: Self.codec, extensions: .standard, feed: 0)
