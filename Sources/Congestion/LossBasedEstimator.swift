@@ -123,15 +123,8 @@ public struct LossBasedEstimator: Sendable {
             // keyframe overflowing a receiver's socket) or random: half the loss, the classic rule.
             let share = overrun ? max(loss, Self.overrunDecrease) : 0.5 * loss
             let base = max(min(bitrate, sending), Self.backOffFloor * bitrate)
-            // A queue's growth measures the path only until the queue overflows: then its waits
-            // stand still and loss says how far over the path the rate is. Just after a step from 3
-            // to 0.6 Mbit/s, NACKs whose waits spanned the step read a growth of 0.22 (the path at
-            // 2.4 Mbit/s) in a window that lost 83 %.
-            let lossSays = base * (1 - share)
-            let measured = carried.map { $0 / applicationShare }.flatMap { measured in
-                loss > Self.highLoss && lossSays < Self.underCarried * measured ? nil : measured
-            }
-            let landing = measured.map { min(base, Self.underCarried * $0) } ?? lossSays
+            let measured = carried.map { $0 / applicationShare }
+            let landing = measured.map { min(base, Self.underCarried * $0) } ?? base * (1 - share)
             bitrate = max(landing, Self.backOffFloor * bitrate)
             landedUnderCarried = measured.map { bitrate <= Self.underCarried * $0 } ?? false
             // Where the path ran out is what got through, not the rate that overran it.

@@ -418,20 +418,6 @@ struct LossAndProbeTests {
         #expect(meter.takeLossRatio(at: .seconds(2.3), settle: .milliseconds(100))?.ratio == 0)
     }
 
-    @Test func lossRules_aQueuesGrowthMeasuresThePath_untilLossSaysItOverflowed() {
-        // 3.2 Mbit/s sent; waits that grew by 0.22 a second say the path carries 2.6. With 5 % of
-        // the window lost that stands: land at 0.8 of it, where the queue it left drains.
-        var filling = LossBasedEstimator(bitrate: 3_200_000)
-        filling.update(lossRatio: 0.05, sending: 3_200_000, overrun: true, carried: 2_620_000, at: .seconds(1))
-        #expect(abs(filling.bitrate - 0.8 * 2_620_000) < 1 && filling.landedUnderCarried)
-        // With 83 % lost (a link stepped from 3 to 0.6 Mbit/s, the waits spanning the step), the
-        // loss says the path is far under that: halve, no lower in one step, and not as a landing
-        // under the path, which would hold the next window back while a queue drains.
-        var overflowed = LossBasedEstimator(bitrate: 3_200_000)
-        overflowed.update(lossRatio: 0.83, sending: 3_200_000, overrun: true, carried: 2_620_000, at: .seconds(1))
-        #expect(overflowed.bitrate == 1_600_000 && !overflowed.landedUnderCarried)
-    }
-
     @Test func lossRules_behindAQueue_halveAtLeast_otherwiseByHalfTheLoss() {
         var estimator = LossBasedEstimator(bitrate: 2_000_000)
         // 40 % lost of 2 Mbit/s behind a standing queue: at most 1.2 Mbit/s got
