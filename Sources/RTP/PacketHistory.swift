@@ -117,6 +117,13 @@ public struct PacketHistory: Sendable {
         return Array(slots[index].bytes[0..<slots[index].length])
     }
 
+    /// How long ago the packet numbered `sequenceNumber` was first sent, if it is still kept.
+    public func age(of sequenceNumber: UInt16, at now: Instant) -> Duration? {
+        let slot = slots[Int(sequenceNumber) % slots.count]
+        guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return nil }
+        return now - slot.firstSent
+    }
+
     /// Forgets every packet (a new SSRC's numbers start again).
     public mutating func clear() {
         for i in slots.indices { slots[i].occupied = false }

@@ -39,6 +39,8 @@ struct ConnectionState {
     var retransmissions = 0
     /// NACKed packets not resent because retransmissions had used their share of the link.
     var retransmissionsRefused = 0
+    /// NACKed packets not resent because they were too old to resend as the same bytes.
+    var retransmissionsStale = 0
     var retransmissionMeter = RateMeter()
     var feedbackErrors = 0
     var feedbackDropped = 0
@@ -133,6 +135,25 @@ struct ConnectionState {
     /// a number not sent yet): its NACKs near the round trip are guesses, and
     /// resent, they spent the retransmissions' share.
     static let gapNackTolerance = 0.25
+
+    /// Without RTX, to a receiver that plays out by its clock, a packet first sent longer ago
+    /// than the least round trip and this is not resent (docs/behaviour.md §7.6). Resent as the
+    /// same bytes, an old packet reads as an original that came late, with a timestamp behind
+    /// those the receiver has had since: rtpbin's jitter buffer, which had moved its clock on
+    /// past a queue, took one such for the sender's clock going back and set its playout by it,
+    /// and showed nothing for 1.5 s after a link stepped down from 3 to 0.6 Mbit/s (packets
+    /// resent there were 0.55–0.59 s old); playing out 200 ms behind, it could show none of
+    /// them. A receiver that waits for repairs (screen-receiver) still shows what they complete.
+    static let staleResendMargin: Duration = .milliseconds(300)
+    /// NACKs for packets transport-wide feedback told had arrived, past which a receiver asks by
+    /// its clock: rtpbin with transport-cc asked for 1162 in a 35 s share; one that asks only for
+    /// gaps may now and then ask for a packet that was only reordered.
+    static let byTheClockEvidence = 8
+
+    /// The receiver asks for packets by when it expects them (docs/behaviour.md §7.6): for ones not
+    /// sent yet, or for ones that had arrived, behind a queue. Such a receiver gives a packet up at
+    /// its latency.
+    var receiverAsksByTheClock: Bool { receiverWaitsByTheClock || nackedAfterArrival >= Self.byTheClockEvidence }
 
     mutating func mayRetransmit(bytes: Int, at now: Instant) -> Bool {
         let budget = Double(bandwidth.target(at: now).bitrate) * ConnectionState.retransmissionShare

@@ -208,7 +208,14 @@ extension SenderConnection {
     ) -> (resent: Int, refused: Int) {
         var resends: [(bytes: [UInt8], info: PacketInfo)] = []
         var refused = 0
+        let (leastRoundTrip, byTheClock) = lock.withLock { (state.bandwidth.leastRoundTrip, state.receiverAsksByTheClock) }
+        let oldest = (leastRoundTrip ?? SendSideBandwidthEstimator.assumedRoundTrip) + ConnectionState.staleResendMargin
         for sequence in sequences {
+            if transceiver.retransmission == nil, byTheClock, let age = history.withLock({ $0.age(of: sequence, at: now) }),
+               age > oldest {
+                lock.withLock { state.retransmissionsStale += 1 }
+                continue
+            }
             guard lock.withLock({ state.mayRetransmit(bytes: PacketQueue.slotSize, at: now) }) else {
                 refused += 1
                 continue

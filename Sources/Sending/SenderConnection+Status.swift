@@ -105,7 +105,7 @@ extension SenderConnection {
                     + "sent \(state.framesSent), still repeats \(e.counts.stillRepeats), late \(e.counts.framesDroppedLate), "
                     + "let fall for the rate \(e.counts.framesSkippedForRate), held for the link \(e.counts.framesHeldForLink), "
                     + "missed by a receiver behind \(e.counts.framesMissedBehind)",
-                "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent), keepalives \(state.keepalivesSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused), "
+                "packets: sent \(state.packetsSent) (probe padding \(state.probePacketsSent), keepalives \(state.keepalivesSent)), retransmitted \(state.retransmissions) (refused \(state.retransmissionsRefused), too old \(state.retransmissionsStale), "
                     + "asked for while in flight \(state.nackedInFlight), after they arrived \(state.nackedAfterArrival)), "
                     + "pacer drops \(queue.dropped), queued \(Int(queue.delay.inMilliseconds)) ms, "
                     + "send errors \(state.sendErrors), protect errors \(state.protectErrors)",

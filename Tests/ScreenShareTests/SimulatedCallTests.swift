@@ -249,6 +249,43 @@ import Testing
         #expect(Set(rtx.map { $0.sequenceNumber &- first }) == Set((0..<rtx.count).map { UInt16($0) }))
     }
 
+    @Test(arguments: [true, false])
+    func withoutRTX_aPacketTooOldToResendAsTheSameBytes_isResentOnlyToAReceiverThatWaitsForRepairs(_ asksByTheClock: Bool) throws {
+        // docs/behaviour.md §7.6: the least round trip is 100 ms here (50 ms each way). A receiver
+        // that asks by its clock (it has asked for a number not sent yet) is not resent a packet
+        // first sent more than 400 ms before its NACK arrives; one that asks only for gaps is. A
+        // younger one goes to both.
+        let share = try SimulatedShare(scenario: .motion, width: 640, height: 360, link: Self.uplink(2_000_000),
+                                       feedback: .nacksOnly)
+        defer { share.stop() }
+        let peer = try #require(share.peer)
+        share.run(for: .seconds(2))
+        if asksByTheClock {
+            let next = try #require(peer.packets.last).sequenceNumber &+ 50
+            peer.sendNACK(ssrc: share.connection.ssrc, sequenceNumbers: [next])
+            share.run(for: .milliseconds(100))
+        }
+        func sentAgo(_ age: Duration) throws -> UInt16 {
+            let cutoff = share.clock.now - age
+            return try #require(peer.packets.last { !$0.padding && $0.sendTime <= cutoff }).sequenceNumber
+        }
+        // It reaches the sender 50 ms after it leaves: the old one is 450 ms old then, the young one 150.
+        let old = try sentAgo(.milliseconds(400))
+        let young = try sentAgo(.milliseconds(100))
+        let before = peer.packets
+        peer.sendNACK(ssrc: share.connection.ssrc, sequenceNumbers: [old, young])
+        share.run(for: .milliseconds(300))
+        // What left after the NACK (a resend carries its first abs-send-time, so the peer dates it then).
+        let resent = Dictionary(grouping: peer.packets.dropFirst(before.count).filter { $0.ssrc == share.connection.ssrc },
+                                by: \.sequenceNumber)
+        #expect(resent[young]?.count == 1, "the young packet was not resent")
+        #expect(resent[young]?.allSatisfy { $0.bytes == before.first { $0.sequenceNumber == young }?.bytes } == true,
+                "resent as other bytes")
+        #expect((resent[old]?.count ?? 0) == (asksByTheClock ? 0 : 1), "the old packet was resent \(resent[old]?.count ?? 0) times")
+        let packets = share.connection.diagnosticLines.first { $0.hasPrefix("packets") } ?? ""
+        #expect(packets.contains(asksByTheClock ? "too old 1," : "too old 0,"), "\(packets)")
+    }
+
     @Test func underLossWithGCM_noSequenceNumberEverCarriesTwoDifferentPackets() throws {
         // 3 % random loss, NACKs answered from the history, probes of padding:
         // every datagram that left under one (SSRC, sequence number) is the same bytes.

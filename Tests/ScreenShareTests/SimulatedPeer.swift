@@ -129,6 +129,15 @@ final class SimulatedPeer: @unchecked Sendable {
         }
     }
 
+    /// A NACK for `sequenceNumbers` of `ssrc`, sent by the receiver now.
+    func sendNACK(ssrc: UInt32, sequenceNumbers: [UInt16]) {
+        condition.withLock {
+            outgoing.append((clock.now + link.propagationDelay,
+                             .genericNACK(GenericNACK(senderSSRC: 0x5EED, mediaSSRC: ssrc, lostSequenceNumbers: sequenceNumbers))))
+            condition.signal()
+        }
+    }
+
     var droppedAtQueue: Int { condition.withLock { link.droppedAtQueue } }
     var lostAtRandom: Int { condition.withLock { link.lostAtRandom } }
 
