@@ -84,12 +84,8 @@ public struct PacketHistory: Sendable {
     /// allowance for jitter); and a packet resent less than a round trip ago
     /// is not resent again (libwebrtc's rule).
     public func fate(of sequenceNumber: UInt16, at now: Instant, roundTrip: Duration, tolerance: Duration = .zero) -> Fate {
-        let slot = slots[Int(sequenceNumber) % slots.count]
-        guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return .unknown }
-        let next = slots[Int(sequenceNumber &+ 1) % slots.count]
-        guard next.occupied, next.sequenceNumber == sequenceNumber &+ 1, now - next.firstSent >= roundTrip - tolerance else {
-            return .inFlight
-        }
+        guard let slot = kept(sequenceNumber) else { return .unknown }
+        guard let followed = followed(sequenceNumber, at: now), followed >= roundTrip - tolerance else { return .inFlight }
         return slot.lastSent > slot.firstSent && now - slot.lastSent < roundTrip ? .inFlight : .overdue
     }
 
@@ -97,31 +93,34 @@ public struct PacketHistory: Sendable {
     /// a loss comes once that one has arrived, so beyond a round trip this is
     /// how long it waited on the way (in a bottleneck's queue); nil if it has not left.
     public func followed(_ sequenceNumber: UInt16, at now: Instant) -> Duration? {
-        let next = slots[Int(sequenceNumber &+ 1) % slots.count]
-        guard next.occupied, next.sequenceNumber == sequenceNumber &+ 1 else { return nil }
-        return now - next.firstSent
+        age(of: sequenceNumber &+ 1, at: now)
     }
 
     /// The transport-wide number the packet was first sent with, if it is kept and had one.
     public func transportSequenceNumber(of sequenceNumber: UInt16) -> UInt16? {
-        let slot = slots[Int(sequenceNumber) % slots.count]
-        guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return nil }
-        return slot.transportSequenceNumber
+        kept(sequenceNumber)?.transportSequenceNumber
     }
 
     /// The stored bytes, to be resent now; a repeated NACK within the round trip then finds it in flight.
     public mutating func takeForResend(sequenceNumber: UInt16, at now: Instant) -> [UInt8]? {
-        let index = Int(sequenceNumber) % slots.count
-        guard slots[index].occupied, slots[index].sequenceNumber == sequenceNumber else { return nil }
+        guard let index = keptIndex(sequenceNumber) else { return nil }
         slots[index].lastSent = now
         return Array(slots[index].bytes[0..<slots[index].length])
     }
 
     /// How long ago the packet numbered `sequenceNumber` was first sent, if it is still kept.
     public func age(of sequenceNumber: UInt16, at now: Instant) -> Duration? {
-        let slot = slots[Int(sequenceNumber) % slots.count]
-        guard slot.occupied, slot.sequenceNumber == sequenceNumber else { return nil }
-        return now - slot.firstSent
+        kept(sequenceNumber).map { now - $0.firstSent }
+    }
+
+    /// Where the packet numbered `sequenceNumber` is kept, if it still is (a later one may have taken its slot).
+    private func keptIndex(_ sequenceNumber: UInt16) -> Int? {
+        let index = Int(sequenceNumber) % slots.count
+        return slots[index].occupied && slots[index].sequenceNumber == sequenceNumber ? index : nil
+    }
+
+    private func kept(_ sequenceNumber: UInt16) -> Slot? {
+        keptIndex(sequenceNumber).map { slots[$0] }
     }
 
     /// Forgets every packet (a new SSRC's numbers start again).

@@ -208,12 +208,14 @@ extension SenderConnection {
     ) -> (resent: Int, refused: Int) {
         var resends: [(bytes: [UInt8], info: PacketInfo)] = []
         var refused = 0
+        var stale = 0
         let (leastRoundTrip, byTheClock) = lock.withLock { (state.bandwidth.leastRoundTrip, state.receiverAsksByTheClock) }
-        let oldest = (leastRoundTrip ?? SendSideBandwidthEstimator.assumedRoundTrip) + ConnectionState.staleResendMargin
+        // docs/behaviour.md §7.6: only the same bytes again can be too old; an RTX packet is new.
+        let oldest = transceiver.retransmission == nil && byTheClock
+            ? (leastRoundTrip ?? SendSideBandwidthEstimator.assumedRoundTrip) + ConnectionState.staleResendMargin : nil
         for sequence in sequences {
-            if transceiver.retransmission == nil, byTheClock, let age = history.withLock({ $0.age(of: sequence, at: now) }),
-               age > oldest {
-                lock.withLock { state.retransmissionsStale += 1 }
+            if let oldest, let age = history.withLock({ $0.age(of: sequence, at: now) }), age > oldest {
+                stale += 1
                 continue
             }
             guard lock.withLock({ state.mayRetransmit(bytes: PacketQueue.slotSize, at: now) }) else {
@@ -228,6 +230,7 @@ extension SenderConnection {
                                                    keyframe: false, kind: .retransmission, payloadLength: 0)))
             }
         }
+        if stale > 0 { lock.withLock { state.retransmissionsStale += stale } }
         if !resends.isEmpty { lock.withLock { layer }?.resent(at: now) }
         // The last first: they leave in order.
         for resend in resends.reversed() {

@@ -122,18 +122,17 @@ final class SimulatedPeer: @unchecked Sendable {
 
     /// A PLI for `ssrc`, sent by the receiver now.
     func sendPLI(ssrc: UInt32) {
-        condition.withLock {
-            outgoing.append((clock.now + link.propagationDelay,
-                             .pictureLossIndication(PictureLossIndication(senderSSRC: 0x5EED, mediaSSRC: ssrc))))
-            condition.signal()
-        }
+        sendNow(.pictureLossIndication(PictureLossIndication(senderSSRC: 0x5EED, mediaSSRC: ssrc)))
     }
 
     /// A NACK for `sequenceNumbers` of `ssrc`, sent by the receiver now.
     func sendNACK(ssrc: UInt32, sequenceNumbers: [UInt16]) {
+        sendNow(.genericNACK(GenericNACK(senderSSRC: 0x5EED, mediaSSRC: ssrc, lostSequenceNumbers: sequenceNumbers)))
+    }
+
+    private func sendNow(_ packet: RTCPPacket) {
         condition.withLock {
-            outgoing.append((clock.now + link.propagationDelay,
-                             .genericNACK(GenericNACK(senderSSRC: 0x5EED, mediaSSRC: ssrc, lostSequenceNumbers: sequenceNumbers))))
+            outgoing.append((clock.now + link.propagationDelay, packet))
             condition.signal()
         }
     }
