@@ -332,7 +332,8 @@ package final class EncoderLayer: @unchecked Sendable {
                     state.stillRepeats += 1
                 } else {
                     state.rateAdjuster.record(frameBits: encoded.bytes.count * 8,
-                                              askedBits: Double(settings.bitrate) / Double(max(1, settings.fps)), at: now)
+                                              askedBits: Double(settings.bitrate) / Double(max(1, settings.fps)),
+                                              bufferBits: settings.bufferBits, at: now)
                 }
                 if encoded.isKeyframe {
                     state.gate.keyframeEncoded(at: now, started: started)

@@ -108,7 +108,7 @@ struct LayerState {
         // keyframe lost packets to it.
         var adjusted = encoderBitrate
         if seesQueueing {
-            let most = Double(encoderBitrate) * EncoderRateAdjuster.largestFactor
+            let most = Double(encoderBitrate) * rateAdjuster.bounds.largestFactor
             adjusted = max(encoderBitrate, min(Int(Double(encoderBitrate) * rateAdjuster.factor), Int(most - resending)))
         }
         var settings = EncoderSettings.carrying(plan, shareFPS: share.fps, bitrate: adjusted, target: target.bitrate,

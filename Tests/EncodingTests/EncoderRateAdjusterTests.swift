@@ -3,14 +3,16 @@ import Media
 import Testing
 
 @Suite struct EncoderRateAdjusterTests {
-    /// Feeds `seconds` of 30 fps frames, each `share` of what the adjusted bitrate asks for.
-    private func run(_ adjuster: inout EncoderRateAdjuster, share: Double, seconds: Int, from start: Instant = .zero) -> Instant {
-        let intended = 1_000_000.0 / 30
+    /// Feeds `seconds` of frames at `fps`, each `share` of what the adjusted bitrate of 1 Mbit/s
+    /// asks for, into a buffer of `bufferSeconds` of that bitrate.
+    private func run(_ adjuster: inout EncoderRateAdjuster, share: Double, seconds: Int, from start: Instant = .zero,
+                     fps: Int = 30, bufferSeconds: Double = 0.2) -> Instant {
+        let intended = 1_000_000.0 / Double(fps)
         var now = start
-        for _ in 0..<(seconds * 30) {
+        for _ in 0..<(seconds * fps) {
             let asked = intended * adjuster.factor
-            adjuster.record(frameBits: Int(asked * share), askedBits: asked, at: now)
-            now = now + .milliseconds(33)
+            adjuster.record(frameBits: Int(asked * share), askedBits: asked, bufferBits: Int(1_000_000 * bufferSeconds), at: now)
+            now = now + .milliseconds(1000 / fps)
         }
         return now
     }
@@ -24,8 +26,24 @@ import Testing
     @Test func theBoostIsBounded() {
         var adjuster = EncoderRateAdjuster()
         _ = run(&adjuster, share: 0.75, seconds: 8)
-        #expect(abs(adjuster.factor - EncoderRateAdjuster.largestFactor) < 0.01)
-        #expect(adjuster.factor <= EncoderRateAdjuster.largestFactor)
+        #expect(abs(adjuster.factor - EncoderRateAdjuster.roomyBuffer.largestFactor) < 0.01)
+        #expect(adjuster.factor <= EncoderRateAdjuster.roomyBuffer.largestFactor)
+    }
+
+    /// Text and detail at 10 fps with 0.3 s of buffer: three frames, where x264 falls further
+    /// short, so it is raised further and a share of 0.6 is still a shortfall, not simple content.
+    @Test func anEncoderWithABufferOfFewFrames_mayBeRaisedFurther() {
+        var adjuster = EncoderRateAdjuster()
+        _ = run(&adjuster, share: 0.75, seconds: 10, fps: 10, bufferSeconds: 0.3)
+        #expect(adjuster.bounds == EncoderRateAdjuster.shortBuffer)
+        #expect(abs(adjuster.factor - 1 / 0.75) < 0.01)
+        var short = EncoderRateAdjuster()
+        _ = run(&short, share: 0.6, seconds: 10, fps: 10, bufferSeconds: 0.3)
+        #expect(abs(short.factor - EncoderRateAdjuster.shortBuffer.largestFactor) < 0.01)
+        var roomy = EncoderRateAdjuster()
+        _ = run(&roomy, share: 0.6, seconds: 10)
+        #expect(roomy.bounds == EncoderRateAdjuster.roomyBuffer)
+        #expect(roomy.factor < 1.001)
     }
 
     @Test func contentThatCannotUseTheBits_getsNoBoost_andLosesOneItHad() {
@@ -46,9 +64,9 @@ import Testing
 
     @Test func aWindowNeedsASecondAndTenFrames() {
         var adjuster = EncoderRateAdjuster()
-        for i in 0..<9 { adjuster.record(frameBits: 850, askedBits: 1000, at: .zero + .milliseconds(200 * i)) }
+        for i in 0..<9 { adjuster.record(frameBits: 850, askedBits: 1000, bufferBits: 6000, at: .zero + .milliseconds(200 * i)) }
         #expect(adjuster.factor < 1.001)
-        adjuster.record(frameBits: 850, askedBits: 1000, at: .zero + .seconds(2))
+        adjuster.record(frameBits: 850, askedBits: 1000, bufferBits: 6000, at: .zero + .seconds(2))
         #expect(adjuster.factor > 1)
     }
 }

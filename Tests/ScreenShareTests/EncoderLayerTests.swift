@@ -362,7 +362,7 @@ struct LayerPlanTests {
         #expect(meant == 1_275_000)
         for frame in 0...30 {
             state.rateAdjuster.record(frameBits: Int(0.85 * Double(meant) / 30), askedBits: Double(meant) / 30,
-                                      at: .zero + .milliseconds(34 * frame))
+                                      bufferBits: plan(false).bufferBits, at: .zero + .milliseconds(34 * frame))
         }
         #expect(plan(true).bitrate > meant && plan(true).bitrate <= Int(1.15 * Double(meant)), "\(plan(true))")
         // The raise gives way to retransmissions, out of the most it may ask (1.15 × 1.275 Mbit/s):
