@@ -24,10 +24,9 @@ public struct EncoderRateAdjuster: Sendable {
     /// measured, so a burst of harder content right after a quiet window
     /// overshoots by no more.
     public static let roomyBuffer = Bounds(largestFactor: 1.15, contentLimitedShare: 0.7)
-    /// Under five frames x264 holds each frame to what the buffer has left and
-    /// keeps it half full, and falls further short: Text and detail at 10 fps
-    /// with 0.3 s of buffer (3.5 frames) sent 0.52–0.9 of its bitrate on the
-    /// moving screen, 0.6–0.7 in its first seconds.
+    /// Under five frames x264 falls further short: Text and detail at 10 fps
+    /// with 0.3 s of buffer (3.5 frames) sent 0.52–0.93 of its bitrate on the
+    /// moving screen, 0.52–0.74 in its first 6 s.
     public static let shortBuffer = Bounds(largestFactor: 1.4, contentLimitedShare: 0.5)
     /// x264 plans a frame differently when its buffer holds fewer frames than this.
     static let roomyBufferFrames = 5.0
