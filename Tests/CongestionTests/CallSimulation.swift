@@ -70,8 +70,11 @@ struct CallSimulation {
             if let cluster = estimator.pendingProbe(at: now) {
                 probes.append((now, cluster.bitrate, estimator.target(at: now).bitrate))
                 let spacing = Double(cluster.packetSize * 8) / cluster.bitrate
+                // Clusters leave one after another, as from the sender's queue: two at once would
+                // share the link and each measure the other.
+                let start = probePackets.last.map { max(now, $0.time + .nanoseconds(Int64(spacing * 1e9))) } ?? now
                 for i in 0..<cluster.packetCount {
-                    probePackets.append((now + .nanoseconds(Int64(Double(i) * spacing * 1e9)), cluster.packetSize, cluster.id))
+                    probePackets.append((start + .nanoseconds(Int64(Double(i) * spacing * 1e9)), cluster.packetSize, cluster.id))
                 }
             }
             sendDue()
