@@ -31,7 +31,7 @@ public struct EncoderRateAdjuster: Sendable {
     /// x264 plans a frame differently when its buffer holds fewer frames than this.
     static let roomyBufferFrames = 5.0
 
-    public static func bounds(bufferFrames: Double) -> Bounds {
+    private static func bounds(bufferFrames: Double) -> Bounds {
         bufferFrames < roomyBufferFrames ? shortBuffer : roomyBuffer
     }
 
