@@ -172,6 +172,12 @@ struct ConnectionState {
     /// VBV allows (0.3 s of the target at most) leaves in 0.25 s at 1.2 × the target.
     static let maxQueueDelay: Duration = .milliseconds(250)
 
+    /// A keyframe waits while what is queued takes over this to leave, for at most
+    /// `keyframeHoldLimit` after it was asked for (docs/behaviour.md §7.5): behind a queue that
+    /// grows, the target that would size it is about to fall.
+    static let maxKeyframeQueueDelay: Duration = .milliseconds(100)
+    static let keyframeHoldLimit: Duration = .milliseconds(500)
+
     /// A receiver asks a little after it sees a gap, and its NACK and the
     /// answer take a round trip and the pacer's queue.
     static let repairMargin: Duration = .milliseconds(100)

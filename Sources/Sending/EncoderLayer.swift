@@ -244,7 +244,9 @@ package final class EncoderLayer: @unchecked Sendable {
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps
                 && !schedule.admits(captureTime: frame.captureTime, sharePeriod: sharePeriod)
             let backlog = LayerState.backlog(delays: receivers.map { $0.feed.wait }, awaitingKeyframe: awaiting)
-            let held = !tooSoon && backlog.held
+            let keyframeWaits = wantKeyframe
+                && LayerState.keyframeWaits(delays: receivers.map { $0.feed.wait }, askedAt: state.gate.pendingSince, now: now)
+            let held = !tooSoon && (backlog.held || keyframeWaits)
             let behind = zip(receivers, backlog.skip).filter(\.1).map(\.0)
             let sendTo = tooSoon || held ? [] : zip(receivers, backlog.skip).filter { !$0.1 }.map(\.0)
             state.encodeBusySince = tooSoon || held ? nil : now

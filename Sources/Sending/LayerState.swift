@@ -73,6 +73,13 @@ struct LayerState {
         return (held, skip)
     }
 
+    /// Whether a keyframe asked for at `askedAt` waits for a shorter queue: while a member's wait
+    /// is past `maxKeyframeQueueDelay`, until `keyframeHoldLimit` has passed (docs/behaviour.md §7.5).
+    static func keyframeWaits(delays: [Duration], askedAt: Instant?, now: Instant) -> Bool {
+        guard let askedAt, now - askedAt < ConnectionState.keyframeHoldLimit else { return false }
+        return delays.contains { $0 > ConnectionState.maxKeyframeQueueDelay }
+    }
+
     /// The encoder settings for a frame of this size now, at `target` (the
     /// least its receivers' estimates allow), and the frame rate to encode
     /// at. A policy that lets frames fall skips frames rather than change the

@@ -307,6 +307,22 @@ struct LayerBacklogTests {
     }
 }
 
+/// When a keyframe waits for a shorter queue (docs/behaviour.md §7.5).
+struct KeyframeWaitTests {
+    @Test func aKeyframe_waitsPast100ms_forAtMostHalfASecondAfterItWasAskedFor() {
+        func waits(_ delays: [Int], askedAt: Double?, now: Double) -> Bool {
+            LayerState.keyframeWaits(delays: delays.map { .milliseconds($0) }, askedAt: askedAt.map { .seconds($0) },
+                                     now: .seconds(now))
+        }
+        #expect(!waits([90], askedAt: 10, now: 10), "a queue of 90 ms does not hold it")
+        #expect(waits([120], askedAt: 10, now: 10))
+        #expect(waits([20, 120], askedAt: 10, now: 10), "any member's queue holds it")
+        #expect(waits([120], askedAt: 10, now: 10.49))
+        #expect(!waits([120], askedAt: 10, now: 10.5), "half a second after it was asked for, it goes")
+        #expect(!waits([120], askedAt: nil, now: 10), "nothing asked for")
+    }
+}
+
 /// The rate a layer's encoder is set to (docs/behaviour.md §7.7).
 struct LayerPlanTests {
     /// Balanced at 960×540 after a fall, then at `target` for 6 s: the width it grew to.

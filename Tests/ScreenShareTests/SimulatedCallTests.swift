@@ -443,6 +443,36 @@ import Testing
         #expect(told.allSatisfy { $0.late.map { $0 <= .milliseconds(300) } ?? true }, "\(trace)")
     }
 
+    @Test func linkStepDown_aKeyframeAskedForAsTheQueueGrows_isMadeForTheNewRate() throws {
+        // docs/behaviour.md §7.5: a 1080p share whose receiver asks for keyframes, on 3 Mbit/s
+        // stepped down to 0.6 at 10 s. At 10.3 s feedback already shows the queue growing but the
+        // target is still the old link's; a PLI then (rtpbin gives up on what waits past its latency
+        // about so) waits for a shorter queue, and the keyframe is made once the target has fallen:
+        // 12–24 KB, not the 69 KB that 3 Mbit/s allows, which took 0.9 s of the new link.
+        let steps = [SimulatedLink.RateStep(at: Instant.seconds(110), bitsPerSecond: 600_000)]
+        let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
+                                 jitter: .milliseconds(1), seed: 5, steps: steps, burst: 16_384)
+        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: link, feedback: .transportWide,
+                                       transportWide: true)
+        defer { share.stop() }
+        let pli = RTCPPacket.pictureLossIndication(PictureLossIndication(senderSSRC: 0x5EED, mediaSSRC: share.connection.ssrc))
+        share.run(for: .seconds(5))
+        share.receive(pli)
+        share.run(for: .milliseconds(5300))
+        let before = share.connection.keyframesMade
+        let asked = share.clock.now
+        share.receive(pli)
+        share.run(for: .seconds(1))
+        #expect(share.connection.keyframesMade > before, "no keyframe within 1 s of the PLI")
+        var frames: [UInt32: Int] = [:]
+        for packet in share.peer!.packets where !packet.padding && packet.sendTime >= asked {
+            let stamp = packet.bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).bigEndian }
+            frames[stamp, default: 0] += packet.bytes.count
+        }
+        let largest = frames.values.max() ?? 0
+        #expect(largest <= 30_000, "the largest frame sent after the PLI: \(largest) bytes")
+    }
+
     @Test func linkStepDown_pacerHoldsFramesRatherThanQueueSeconds() throws {
         // 0–4 s: a 3 Mbit/s link; from 4 s: 600 kbit/s, and at 4.2 s recovery
         // asks for a keyframe, sized for the 3 Mbit/s the estimate still says.
