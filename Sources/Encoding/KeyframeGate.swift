@@ -108,9 +108,6 @@ public struct KeyframeGate: Sendable {
     /// A request waits to be answered now (one left to a repair is not counted).
     public var isPending: Bool { pending != nil }
 
-    /// When the request waiting to be answered was first made.
-    public var pendingSince: Instant? { pending?.since }
-
     /// Whether the frame encoded at `now` should be an IDR.
     public func shouldEncodeKeyframe(at now: Instant, linkLimited: Bool = false) -> Bool {
         guard let earliest = earliestKeyframe(linkLimited: linkLimited) else { return false }

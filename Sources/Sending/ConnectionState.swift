@@ -173,8 +173,8 @@ struct ConnectionState {
     static let maxQueueDelay: Duration = .milliseconds(250)
 
     /// A keyframe waits while what is queued takes over this to leave, for at most
-    /// `keyframeHoldLimit` after it was asked for (docs/behaviour.md §7.5): behind a queue that
-    /// grows, the target that would size it is about to fall.
+    /// `keyframeHoldLimit` (docs/behaviour.md §7.5): behind a queue that grows, the target that
+    /// would size it is about to fall.
     static let maxKeyframeQueueDelay: Duration = .milliseconds(100)
     static let keyframeHoldLimit: Duration = .milliseconds(500)
 

@@ -244,8 +244,8 @@ package final class EncoderLayer: @unchecked Sendable {
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps
                 && !schedule.admits(captureTime: frame.captureTime, sharePeriod: sharePeriod)
             let backlog = LayerState.backlog(delays: receivers.map { $0.feed.wait }, awaitingKeyframe: awaiting)
-            let keyframeWaits = wantKeyframe
-                && LayerState.keyframeWaits(delays: receivers.map { $0.feed.wait }, askedAt: state.gate.pendingSince, now: now)
+            let keyframeWaits = wantKeyframe && !tooSoon
+                && state.keyframeWaits(delays: zip(receivers, backlog.skip).filter { !$0.1 }.map(\.0.feed.wait), now: now)
             let held = !tooSoon && (backlog.held || keyframeWaits)
             let behind = zip(receivers, backlog.skip).filter(\.1).map(\.0)
             let sendTo = tooSoon || held ? [] : zip(receivers, backlog.skip).filter { !$0.1 }.map(\.0)
@@ -338,6 +338,7 @@ package final class EncoderLayer: @unchecked Sendable {
                                               bufferBits: settings.bufferBits, at: now)
                 }
                 if encoded.isKeyframe {
+                    state.keyframeWaitingSince = nil
                     state.gate.keyframeEncoded(at: now, started: started)
                     state.keyframesMade += 1
                 } else {

@@ -19,6 +19,8 @@ struct LayerState {
     var running = true
     var pending: Surface?
     var gate = KeyframeGate()
+    /// Since when the keyframe due has waited for a shorter queue (`keyframeWaits`).
+    var keyframeWaitingSince: Instant?
     /// Which encode thread is current; older ones exit (or, stuck, are abandoned).
     var encodeGeneration = 0
     /// When the current encode call began; nil between calls.
@@ -73,11 +75,17 @@ struct LayerState {
         return (held, skip)
     }
 
-    /// Whether a keyframe asked for at `askedAt` waits for a shorter queue: while a member's wait
-    /// is past `maxKeyframeQueueDelay`, until `keyframeHoldLimit` has passed (docs/behaviour.md §7.5).
-    static func keyframeWaits(delays: [Duration], askedAt: Instant?, now: Instant) -> Bool {
-        guard let askedAt, now - askedAt < ConnectionState.keyframeHoldLimit else { return false }
-        return delays.contains { $0 > ConnectionState.maxKeyframeQueueDelay }
+    /// Whether the keyframe due now waits for a shorter queue: while the wait of a member it goes to
+    /// is past `maxKeyframeQueueDelay`, for at most `keyframeHoldLimit` from when it first waited
+    /// (docs/behaviour.md §7.5).
+    mutating func keyframeWaits(delays: [Duration], now: Instant) -> Bool {
+        guard delays.contains(where: { $0 > ConnectionState.maxKeyframeQueueDelay }) else {
+            keyframeWaitingSince = nil
+            return false
+        }
+        let since = keyframeWaitingSince ?? now
+        keyframeWaitingSince = since
+        return now - since < ConnectionState.keyframeHoldLimit
     }
 
     /// The encoder settings for a frame of this size now, at `target` (the

@@ -309,17 +309,24 @@ struct LayerBacklogTests {
 
 /// When a keyframe waits for a shorter queue (docs/behaviour.md §7.5).
 struct KeyframeWaitTests {
-    @Test func aKeyframe_waitsPast100ms_forAtMostHalfASecondAfterItWasAskedFor() {
-        func waits(_ delays: [Int], askedAt: Double?, now: Double) -> Bool {
-            LayerState.keyframeWaits(delays: delays.map { .milliseconds($0) }, askedAt: askedAt.map { .seconds($0) },
-                                     now: .seconds(now))
+    @Test func aKeyframe_waitsPast100ms_forAtMostHalfASecondFromWhenItFirstWaited() {
+        var state = LayerState(share: ShareParameters(policy: .balanced, fps: 30), started: .zero)
+        func waits(_ delays: [Int], at seconds: Double) -> Bool {
+            state.keyframeWaits(delays: delays.map { .milliseconds($0) }, now: .seconds(seconds))
         }
-        #expect(!waits([90], askedAt: 10, now: 10), "a queue of 90 ms does not hold it")
-        #expect(waits([120], askedAt: 10, now: 10))
-        #expect(waits([20, 120], askedAt: 10, now: 10), "any member's queue holds it")
-        #expect(waits([120], askedAt: 10, now: 10.49))
-        #expect(!waits([120], askedAt: 10, now: 10.5), "half a second after it was asked for, it goes")
-        #expect(!waits([120], askedAt: nil, now: 10), "nothing asked for")
+        #expect(!waits([90], at: 10), "a queue of 90 ms does not hold it")
+        #expect(waits([120], at: 10))
+        #expect(waits([20, 120], at: 10.2), "any member's queue holds it")
+        #expect(waits([120], at: 10.49))
+        #expect(!waits([120], at: 10.5), "half a second after it first waited, it goes")
+        // Made, the next one due waits afresh.
+        state.keyframeWaitingSince = nil
+        #expect(waits([300], at: 20))
+        // A queue that shrinks past 100 ms lets it go, and one that grows again starts a new wait.
+        #expect(!waits([80], at: 20.3))
+        #expect(waits([150], at: 20.4))
+        #expect(waits([150], at: 20.8))
+        #expect(!waits([150], at: 20.9))
     }
 }
 
