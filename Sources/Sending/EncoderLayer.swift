@@ -244,11 +244,11 @@ package final class EncoderLayer: @unchecked Sendable {
             let tooSoon = !isRepeat && !wantKeyframe && fps < state.share.fps
                 && !schedule.admits(captureTime: frame.captureTime, sharePeriod: sharePeriod)
             let backlog = LayerState.backlog(delays: receivers.map { $0.feed.wait }, awaitingKeyframe: awaiting)
-            let keyframeWaits = wantKeyframe && !tooSoon
-                && state.keyframeWaits(delays: zip(receivers, backlog.skip).filter { !$0.1 }.map(\.0.feed.wait), now: now)
+            let keeping = zip(receivers, backlog.skip).filter { !$0.1 }.map(\.0)
+            let keyframeWaits = wantKeyframe && !tooSoon && state.keyframeWaits(delays: keeping.map(\.feed.wait), now: now)
             let held = !tooSoon && (backlog.held || keyframeWaits)
             let behind = zip(receivers, backlog.skip).filter(\.1).map(\.0)
-            let sendTo = tooSoon || held ? [] : zip(receivers, backlog.skip).filter { !$0.1 }.map(\.0)
+            let sendTo = tooSoon || held ? [] : keeping
             state.encodeBusySince = tooSoon || held ? nil : now
             if tooSoon { state.framesSkippedForRate += 1 }
             if held { state.framesHeldForLink += 1 }

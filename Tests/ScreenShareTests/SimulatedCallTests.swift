@@ -368,13 +368,23 @@ import Testing
     /// A 1080p share with transport-wide feedback, run for 10 s on a 3 Mbit/s tbf that falls to
     /// 0.6 Mbit/s just then.
     static func settledBeforeAStepDown() throws -> SimulatedShare {
+        let share = try beforeAStepDown()
+        share.run(for: .seconds(10))
+        return share
+    }
+
+    /// That share, not yet run.
+    static func beforeAStepDown() throws -> SimulatedShare {
         let steps = [SimulatedLink.RateStep(at: Instant.seconds(110), bitsPerSecond: 600_000)]
         let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
                                  jitter: .milliseconds(1), seed: 5, steps: steps, burst: 16_384)
-        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: link, feedback: .transportWide,
-                                       transportWide: true)
-        share.run(for: .seconds(10))
-        return share
+        return try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: link, feedback: .transportWide,
+                                  transportWide: true)
+    }
+
+    /// The RTP timestamp of a packet the peer saw.
+    static func timestamp(of packet: SimulatedPeer.Packet) throws -> UInt32 {
+        try RTPPacket.parse(packet.bytes).header.timestamp
     }
 
     @Test func linkStepDown_withTransportWideFeedback_nothingIsDroppedAfterTheFirstSecond() throws {
@@ -404,12 +414,12 @@ import Testing
     /// Each frame of the media stream (by RTP timestamp, in sending order) and how much later than
     /// the quickest frame its last packet arrived, against when it was captured; nil for a frame
     /// the link lost part of.
-    static func frameLateness(_ packets: [SimulatedPeer.Packet]) -> [(sent: Instant, late: Duration?)] {
+    static func frameLateness(_ packets: [SimulatedPeer.Packet]) throws -> [(sent: Instant, late: Duration?)] {
         guard let media = packets.first(where: { !$0.padding })?.ssrc else { return [] }
         var frames: [UInt32: (sent: Instant, complete: Bool, last: Instant)] = [:]
         var order: [UInt32] = []
         for packet in packets where packet.ssrc == media && !packet.padding {
-            let stamp = packet.bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).bigEndian }
+            let stamp = try timestamp(of: packet)
             if frames[stamp] == nil { order.append(stamp) }
             var frame = frames[stamp] ?? (packet.sendTime, true, packet.sendTime)
             if let arrival = packet.arrival { frame.last = max(frame.last, arrival) } else { frame.complete = false }
@@ -436,7 +446,7 @@ import Testing
         defer { share.stop() }
         let heldBefore = share.connection.framesHeldForLink
         share.run(for: .seconds(4))
-        let frames = Self.frameLateness(share.peer!.packets).filter { $0.sent >= share.started + .seconds(10) }
+        let frames = try Self.frameLateness(share.peer!.packets).filter { $0.sent >= share.started + .seconds(10) }
         let told = frames.filter { $0.sent >= share.started + .milliseconds(10_500) }
         let trace = frames.map { "\(Int(($0.sent - share.started).inMilliseconds))ms:\($0.late.map { "\(Int($0.inMilliseconds))" } ?? "lost")" }
         #expect(share.connection.framesHeldForLink > heldBefore, "\(trace)")
@@ -449,11 +459,7 @@ import Testing
         // target is still the old link's; a PLI then (rtpbin gives up on what waits past its latency
         // about so) waits for a shorter queue, and the keyframe is made once the target has fallen:
         // 12–24 KB, not the 69 KB that 3 Mbit/s allows, which took 0.9 s of the new link.
-        let steps = [SimulatedLink.RateStep(at: Instant.seconds(110), bitsPerSecond: 600_000)]
-        let link = SimulatedLink(bitsPerSecond: 3_000_000, queueLimit: .delay(.milliseconds(200)), propagationDelay: .milliseconds(50),
-                                 jitter: .milliseconds(1), seed: 5, steps: steps, burst: 16_384)
-        let share = try SimulatedShare(scenario: .motion, width: 1920, height: 1080, link: link, feedback: .transportWide,
-                                       transportWide: true)
+        let share = try Self.beforeAStepDown()
         defer { share.stop() }
         let pli = RTCPPacket.pictureLossIndication(PictureLossIndication(senderSSRC: 0x5EED, mediaSSRC: share.connection.ssrc))
         share.run(for: .seconds(5))
@@ -466,8 +472,7 @@ import Testing
         #expect(share.connection.keyframesMade > before, "no keyframe within 1 s of the PLI")
         var frames: [UInt32: Int] = [:]
         for packet in share.peer!.packets where !packet.padding && packet.sendTime >= asked {
-            let stamp = packet.bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).bigEndian }
-            frames[stamp, default: 0] += packet.bytes.count
+            frames[try Self.timestamp(of: packet), default: 0] += packet.bytes.count
         }
         let largest = frames.values.max() ?? 0
         #expect(largest <= 30_000, "the largest frame sent after the PLI: \(largest) bytes")
