@@ -57,14 +57,19 @@ public struct AIMDRateControl: Sendable {
     /// carries (Text and detail's 1.4 Mbit/s at 15 fps under a 4 Mbit/s
     /// estimate filled a 1.5 Mbit/s link's queue, and backing off by 0.85 of
     /// the estimate at a time took three seconds, with 6 % dropped).
+    ///
+    /// `acknowledged` is what was delivered lately, which growth stops a little above;
+    /// `deliveredWhileBusy` the same over only the stretches in which the path was busy, which an
+    /// overuse backs off under: what arrived while the sender paused says nothing of the path.
+    /// Nil for either: too little arrived to say.
     public mutating func update(
-        _ usage: BandwidthUsage, acknowledged: Double?, roundTrip: Duration, applicationLimited: Bool = false,
-        at now: Instant
+        _ usage: BandwidthUsage, acknowledged: Double?, deliveredWhileBusy: Double?, roundTrip: Duration,
+        applicationLimited: Bool = false, at now: Instant
     ) {
         defer { lastUpdate = now }
         switch usage {
         case .overusing:
-            decrease(acknowledged: acknowledged, measuresTheLink: !applicationLimited, roundTrip: roundTrip, at: now)
+            decrease(delivered: deliveredWhileBusy, measuresTheLink: !applicationLimited, roundTrip: roundTrip, at: now)
         case .underusing:
             increasing = false
         case .normal:
@@ -78,21 +83,21 @@ public struct AIMDRateControl: Sendable {
     }
 
     /// `measuresTheLink`: what was delivered filled the path, so it is a sample of the link's capacity.
-    private mutating func decrease(acknowledged: Double?, measuresTheLink: Bool, roundTrip: Duration, at now: Instant) {
+    private mutating func decrease(delivered: Double?, measuresTheLink: Bool, roundTrip: Duration, at now: Instant) {
         let interval = min(max(roundTrip, Self.decreaseIntervalRange.lowerBound), Self.decreaseIntervalRange.upperBound)
         if let lastDecrease, now - lastDecrease < interval { return }
         increasing = false
         lastDecrease = now
-        guard let acknowledged else {
+        guard let delivered else {
             bitrate *= Self.decreaseFactor
             return
         }
-        var target = Self.decreaseFactor * acknowledged
+        var target = Self.decreaseFactor * delivered
         if target > bitrate, let linkCapacity { target = Self.decreaseFactor * linkCapacity.mean }
         bitrate = min(bitrate, target)
         guard measuresTheLink else { return }
-        if let capacity = linkCapacity, acknowledged < capacity.lowerBound { linkCapacity = nil }
-        if linkCapacity == nil { linkCapacity = LinkCapacityEstimate(acknowledged) } else { linkCapacity?.add(acknowledged) }
+        if let capacity = linkCapacity, delivered < capacity.lowerBound { linkCapacity = nil }
+        if linkCapacity == nil { linkCapacity = LinkCapacityEstimate(delivered) } else { linkCapacity?.add(delivered) }
     }
 
     private mutating func increase(acknowledged: Double?, roundTrip: Duration, at now: Instant) {

@@ -39,10 +39,11 @@ public struct DelayBasedEstimator: Sendable {
     /// the feedback counts, even if the last group looked calm. Probe
     /// packets are left out: they leave faster than the path on purpose, and
     /// their own measurement (`ProbeResultEstimator`) says what they found.
-    /// `queueDraining`: the sender put less on the path lately than the path delivered.
+    /// `acknowledged` and `deliveredWhileBusy` as for `AIMDRateControl.update`. `queueDraining`: the
+    /// sender put less on the path lately than the path delivered.
     public mutating func update(
-        _ entries: [SentPacketLog.Entry], acknowledged: Double?, queueDraining: Bool = false, roundTrip: Duration,
-        applicationLimited: Bool, at now: Instant
+        _ entries: [SentPacketLog.Entry], acknowledged: Double?, deliveredWhileBusy: Double?,
+        queueDraining: Bool = false, roundTrip: Duration, applicationLimited: Bool, at now: Instant
     ) {
         var sawOveruse = false
         var sawDelta = false
@@ -74,7 +75,8 @@ public struct DelayBasedEstimator: Sendable {
         if usage == .normal, let standing = queue.standing, standing > Self.standingQueueLimit { usage = .underusing }
         let before = rateControl.bitrate
         rateControl.update(
-            usage, acknowledged: acknowledged, roundTrip: roundTrip, applicationLimited: applicationLimited, at: now)
+            usage, acknowledged: acknowledged, deliveredWhileBusy: deliveredWhileBusy, roundTrip: roundTrip,
+            applicationLimited: applicationLimited, at: now)
         if let sheltered = probeSheltered, now - sheltered < Self.probeShelter + roundTrip, rateControl.bitrate < before {
             rateControl.setBitrate(before, at: now)
         }

@@ -334,8 +334,9 @@ public struct SendSideBandwidthEstimator: Sendable {
             log.sentBitrate(over: SentPacketLog.acknowledgedWindow, at: now) < $0
         } ?? false
         delayEstimate.update(
-            entries, acknowledged: deliveredAsTarget, queueDraining: draining, roundTrip: roundTrip,
-            applicationLimited: applicationLimit.isLimited, at: now)
+            entries, acknowledged: log.acknowledgedBitrate.map(asTarget),
+            deliveredWhileBusy: log.busyAcknowledgedBitrate.map(asTarget), queueDraining: draining,
+            roundTrip: roundTrip, applicationLimited: applicationLimit.isLimited, at: now)
         delayEstimate.limit(to: ceiling(at: now), at: now)
         lowSinceProbe = min(lowSinceProbe, delayEstimate.bitrate)
         // A probe goes at twice what the sender may send now, not twice the delay estimate when
@@ -453,13 +454,14 @@ public struct SendSideBandwidthEstimator: Sendable {
     public func pathBacklog(at now: Instant) -> Duration {
         guard feedbackKind == .transportWide, let acknowledged = log.acknowledgedBitrate,
               let least = leastTransportRoundTrip else { return .zero }
-        // While a queue builds or stands the bottleneck is busy, and what arrives is what it
-        // carries. Otherwise arrivals may have paused while frames waited, and read under the
-        // path: taken alone, they held back the frames after the keyframe that ended such a pause
-        // for 0.3–0.7 s; the estimate's share for media does not read under it. (Nor the other
-        // way: just after a step down the estimate is still the old link's.)
+        // While a queue builds or stands the bottleneck is busy, and what arrives while it is
+        // busy is what it carries. Otherwise arrivals may have paused while frames waited, and
+        // read under the path: taken alone, they held back the frames after the keyframe that
+        // ended such a pause for 0.3–0.7 s; the estimate's share for media does not read under
+        // it. (Nor the other way: just after a step down the estimate is still the old link's.)
         let busy = delayEstimate.usage == .overusing || delayEstimate.queueStands
-        let delivered = busy ? acknowledged : max(acknowledged, Double(target(at: now).bitrate) * applicationShare)
+        let whileBusy = busy ? log.busyAcknowledgedBitrate : nil
+        let delivered = whileBusy ?? max(acknowledged, Double(target(at: now).bitrate) * applicationShare)
         guard delivered > 0 else { return .zero }
         let horizon = min(roundTrip + Self.inFlightMargin, Self.inFlightHorizon)
         let bits = Double(log.bytesInFlight(sentWithin: horizon, at: now) * 8)
@@ -483,7 +485,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// under the target, so taken bare, each back-off to a share of it took that share again
     /// (4 Mbit/s to 138 kbit/s within a second of a step down to 0.6), and growth stopped just
     /// above it.
-    private var deliveredAsTarget: Double? { log.acknowledgedBitrate.map { $0 / applicationShare } }
+    private func asTarget(_ delivered: Double) -> Double { delivered / applicationShare }
 
     /// The most one probe's result may lift the estimate to: the ceiling, and after the start
     /// no higher than the delay estimate last found the path to deliver, nor half again above
@@ -532,7 +534,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         // No further than the delay estimate could itself grow from what is
         // delivered: sending far under it, it saw no queue and stood still,
         // and undone to it at once, 0.47 Mbit/s on a 0.6 Mbit/s link became 3.3.
-        if ratio < LossBasedEstimator.lowLoss, let delivered = deliveredAsTarget {
+        if ratio < LossBasedEstimator.lowLoss, let delivered = log.acknowledgedBitrate.map(asTarget) {
             lossBased.recover(to: min(delayEstimate.bitrate, AIMDRateControl.acknowledgedHeadroom * delivered))
         }
     }

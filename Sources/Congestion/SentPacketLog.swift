@@ -34,6 +34,9 @@ public struct SentPacketLog: Sendable {
     static let acknowledgedWindow: Duration = .milliseconds(250)
     /// Less than this span of arrivals says too little about a rate.
     static let minimumAcknowledgedSpan: Duration = .milliseconds(100)
+    /// Nothing arriving for this long is the path idle, not slow: at the least target (100
+    /// kbit/s) one 1200-byte packet takes 96 ms to cross, and a frame comes every 33 ms.
+    static let idleArrivals: Duration = .milliseconds(100)
 
     private var ring: [Entry?]
     private var reported: [Bool]
@@ -150,6 +153,27 @@ public struct SentPacketLog: Sendable {
         guard span >= Self.minimumAcknowledgedSpan else { return nil }
         // The first packet's bytes arrived before the span began.
         let bytes = acknowledged.dropFirst().reduce(0) { $0 + $1.size }
+        return Double(bytes * 8) / span.inSeconds
+    }
+
+    /// The same over only the stretches in which the path was busy: a gap of `idleArrivals` or
+    /// more with nothing arriving is left out, with the packet that ended it. Nil when what is
+    /// left spans too little to say.
+    ///
+    /// A sender that paused leaves the path idle (new frames waiting for the path's queue to
+    /// drain, §7.5 of docs/behaviour.md): after a start from the cap into a 1.5 Mbit/s tbf, the
+    /// sender sent nothing for 0.43 s, nothing arrived for 0.17 s of the window, and counted, the
+    /// window read 0.52 Mbit/s delivered.
+    public var busyAcknowledgedBitrate: Double? {
+        var bytes = 0
+        var span = Duration.zero
+        for (earlier, later) in zip(acknowledged, acknowledged.dropFirst()) {
+            let gap = later.arrival - earlier.arrival
+            guard gap < Self.idleArrivals else { continue }
+            span += gap
+            bytes += later.size
+        }
+        guard span >= Self.minimumAcknowledgedSpan else { return nil }
         return Double(bytes * 8) / span.inSeconds
     }
 }

@@ -151,7 +151,9 @@ public final class ScreenReceiver: @unchecked Sendable {
             }
             releaseExpired(now: now)
             guard let received = try? socket.receive(into: &buffer, timeout: .milliseconds(20)) else { continue }
-            handleDatagram(&buffer, count: received.count, from: received.from, now: clock.now)
+            // When it came in, not when this thread, busy decoding the frame before, got to it: the
+            // transport-wide feedback's arrival times are the path's, not this receiver's.
+            handleDatagram(&buffer, count: received.count, from: received.from, now: clock.now - received.waited)
         }
         sendGoodbye()
         socket.close()

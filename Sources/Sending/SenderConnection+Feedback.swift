@@ -11,15 +11,15 @@ extension SenderConnection {
     func feedbackLoop() {
         var buffer = [UInt8](repeating: 0, count: 2048)
         while lock.withLock({ state.running }) {
-            let received: (count: Int, from: SocketAddress)?
+            let received: UDPSocket.Datagram?
             do {
                 received = try buffer.withUnsafeMutableBytes { try socket.receive(into: $0, timeout: .milliseconds(200)) }
             } catch {
                 lock.withLock { state.feedbackErrors += 1 }
                 continue
             }
-            guard let (count, from) = received else { continue }
-            handleDatagram(&buffer, count: count, from: from)
+            guard let received else { continue }
+            handleDatagram(&buffer, count: received.count, from: received.from)
         }
     }
 

@@ -52,15 +52,15 @@ struct DelayDetectionTests {
     @Test func aimd_backsOffToUnderTheDeliveredRate_holdsOnUnderuse_growsAfter() {
         var control = AIMDRateControl(bitrate: 2_000_000)
         let t = Instant.seconds(1)
-        control.update(.overusing, acknowledged: 1_500_000, roundTrip: .milliseconds(100), at: t)
+        control.update(.overusing, acknowledged: 1_500_000, deliveredWhileBusy: 1_500_000, roundTrip: .milliseconds(100), at: t)
         #expect(control.bitrate == 1_275_000)
         // A second verdict within the round trip does not cut again.
-        control.update(.overusing, acknowledged: 1_400_000, roundTrip: .milliseconds(100), at: t + .milliseconds(50))
+        control.update(.overusing, acknowledged: 1_400_000, deliveredWhileBusy: 1_400_000, roundTrip: .milliseconds(100), at: t + .milliseconds(50))
         #expect(control.bitrate == 1_275_000)
-        control.update(.underusing, acknowledged: 1_300_000, roundTrip: .milliseconds(100), at: t + .milliseconds(300))
+        control.update(.underusing, acknowledged: 1_300_000, deliveredWhileBusy: 1_300_000, roundTrip: .milliseconds(100), at: t + .milliseconds(300))
         #expect(control.bitrate == 1_275_000)
-        control.update(.normal, acknowledged: 1_300_000, roundTrip: .milliseconds(100), at: t + .milliseconds(400))
-        control.update(.normal, acknowledged: 1_300_000, roundTrip: .milliseconds(100), at: t + .milliseconds(1400))
+        control.update(.normal, acknowledged: 1_300_000, deliveredWhileBusy: 1_300_000, roundTrip: .milliseconds(100), at: t + .milliseconds(400))
+        control.update(.normal, acknowledged: 1_300_000, deliveredWhileBusy: 1_300_000, roundTrip: .milliseconds(100), at: t + .milliseconds(1400))
         // Near the last back-off: additive, about one packet per 200 ms response time.
         #expect((1_300_000...1_340_000).contains(control.bitrate))
     }
@@ -69,19 +69,35 @@ struct DelayDetectionTests {
         // 1.2 Mbit/s sent under a 4 Mbit/s estimate fills the path's queue:
         // back to 0.85 of it at once, not 0.85 of the estimate at a time.
         var control = AIMDRateControl(bitrate: 4_000_000)
-        control.update(.overusing, acknowledged: 1_200_000, roundTrip: .milliseconds(100), applicationLimited: true,
+        control.update(.overusing, acknowledged: 1_200_000, deliveredWhileBusy: 1_200_000, roundTrip: .milliseconds(100), applicationLimited: true,
                        at: .seconds(1))
         #expect(control.bitrate == 1_020_000)
         // What a sender that did not fill the estimate delivered says nothing of the path's ceiling.
         #expect(control.capacityCeiling == nil)
-        control.update(.overusing, acknowledged: 1_500_000, roundTrip: .milliseconds(100), at: .seconds(2))
+        control.update(.overusing, acknowledged: 1_500_000, deliveredWhileBusy: 1_500_000, roundTrip: .milliseconds(100), at: .seconds(2))
         #expect(control.capacityCeiling.map { (1_500_000...1_600_000).contains($0) } ?? false)
+    }
+
+    @Test func aimd_backsOffUnderWhatThePathDeliveredWhileBusy_notOverAPause() {
+        // docs/behaviour.md §7.7: 0.52 Mbit/s arrived over a window in which the sender paused;
+        // while busy, the path delivered 1.5.
+        var control = AIMDRateControl(bitrate: 1_700_000)
+        control.update(.overusing, acknowledged: 520_000, deliveredWhileBusy: 1_500_000, roundTrip: .milliseconds(100),
+                       at: .seconds(1))
+        #expect(control.bitrate == 1_275_000)
+        #expect(control.capacityCeiling.map { $0 > 1_500_000 } ?? false)
+        // Busy too little of the window to say: back off from the estimate, and measure nothing.
+        var unsure = AIMDRateControl(bitrate: 1_700_000)
+        unsure.update(.overusing, acknowledged: 520_000, deliveredWhileBusy: nil, roundTrip: .milliseconds(100),
+                      at: .seconds(1))
+        #expect(unsure.bitrate == 1_445_000)
+        #expect(unsure.capacityCeiling == nil)
     }
 
     @Test func aimd_doesNotGrowOnCapacityNobodyUses() {
         var control = AIMDRateControl(bitrate: 1_000_000)
         for second in 1...10 {
-            control.update(.normal, acknowledged: 200_000, roundTrip: .milliseconds(100), at: .seconds(Double(second)))
+            control.update(.normal, acknowledged: 200_000, deliveredWhileBusy: 200_000, roundTrip: .milliseconds(100), at: .seconds(Double(second)))
         }
         #expect(control.bitrate == 1_000_000)
     }
@@ -101,7 +117,7 @@ struct DelayDetectionTests {
                 return SentPacketLog.Entry(sequenceNumber: Int64(feedback * 10 + i), size: 1200, sendTime: sent, kind: .media,
                                            arrival: (sent - .zero) + .milliseconds(50) + .microseconds(Int64(queue(seconds) * 1000)))
             }
-            estimator.update(entries, acknowledged: acknowledged, queueDraining: draining, roundTrip: .milliseconds(100),
+            estimator.update(entries, acknowledged: acknowledged, deliveredWhileBusy: acknowledged, queueDraining: draining, roundTrip: .milliseconds(100),
                              applicationLimited: false, at: .zero + .milliseconds(Int64(feedback * 100 + 50)))
             if feedback % 10 == 0 { estimates.append(estimator.bitrate) }
         }

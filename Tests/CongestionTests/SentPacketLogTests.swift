@@ -36,6 +36,26 @@ struct SentPacketLogTests {
         #expect(abs(log.acknowledgedBitrate! - 1_200_000) < 1)
     }
 
+    @Test func busyAcknowledgedBitrate_leavesOutWhereNothingArrived() {
+        // 1.2 Mbit/s arriving, then nothing for 120 ms (the sender paused), then 1.2 Mbit/s again
+        // for 112 ms: over the quarter second of arrivals, what arrived averages about half of
+        // that, and the path, while busy, carried all of it.
+        var log = SentPacketLog()
+        for i in 0..<55 { _ = log.record(size: 1200, at: .zero + .milliseconds(Int64(8 * i)), kind: .media) }
+        let deltas: [Int16?] = [Int16?](repeating: 32, count: 40) + [480] + [Int16?](repeating: 32, count: 14)
+        _ = log.match(Self.feedback(base: 0, deltas: deltas))
+        let all = try! #require(log.acknowledgedBitrate)
+        let busy = try! #require(log.busyAcknowledgedBitrate)
+        #expect(all < 700_000, "\(all)")
+        #expect(abs(busy - 1_200_000) < 1, "\(busy)")
+        // Arrivals that only trickle, each after a pause, leave too little to say.
+        var sparse = SentPacketLog()
+        for i in 0..<6 { _ = sparse.record(size: 1200, at: .zero + .milliseconds(Int64(120 * i)), kind: .media) }
+        _ = sparse.match(Self.feedback(base: 0, deltas: [Int16?](repeating: 480, count: 6)))
+        #expect(sparse.acknowledgedBitrate != nil)
+        #expect(sparse.busyAcknowledgedBitrate == nil)
+    }
+
     @Test func sentBitrate_isEveryKindSentOverTheWindow() {
         // A 1200-byte packet every 10 ms for a second, media and probes alike: 960 kbit/s over the
         // last quarter second; none sent in the quarter second after the last.

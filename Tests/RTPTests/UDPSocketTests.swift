@@ -1,5 +1,6 @@
 import Testing
 @testable import RTP
+import Media
 import Transport
 
 struct UDPSocketTests {
@@ -35,6 +36,20 @@ struct UDPSocketTests {
         #expect(result?.count == 4)
         #expect(result?.from == sender.localAddress)
         #expect(Array(buffer[0..<4]) == [1, 2, 3, 4])
+    }
+
+    @Test func aDatagram_saysHowLongItWaitedInTheQueue() throws {
+        let receiver = try UDPSocket(bindingTo: .ipv4Loopback(port: 0))
+        let sender = try UDPSocket(bindingTo: .ipv4Loopback(port: 0))
+        let clock = SystemClock()
+        let sent = clock.now
+        try sender.send([7], to: receiver.localAddress)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let datagram = try #require(try receiver.receive(into: &buffer, timeout: .seconds(2)))
+        // The kernel stamped it on the way in (zero would mean no stamp), and it cannot have
+        // waited longer than since it was sent.
+        #expect(datagram.waited > .zero)
+        #expect(datagram.waited <= clock.now - sent)
     }
 
     @Test func receive_timesOutWithNil() throws {

@@ -155,7 +155,7 @@ final class SimulatedPeer: @unchecked Sendable {
     private func receiveLoop() {
         var buffer = [UInt8](repeating: 0, count: 2048)
         while !condition.withLock({ stopping }) {
-            guard let (count, _) = try? socket.receive(into: &buffer, timeout: .milliseconds(20)) else { continue }
+            guard let count = try? socket.receive(into: &buffer, timeout: .milliseconds(20))?.count else { continue }
             let bytes = Array(buffer[0..<count])
             guard bytes.withUnsafeBytes({ MuxedPacketKind.classify($0) }) == .rtp else { continue }
             condition.withLock {
