@@ -335,7 +335,8 @@ public struct SendSideBandwidthEstimator: Sendable {
         } ?? false
         delayEstimate.update(
             entries, acknowledged: log.acknowledgedBitrate.map(asTarget),
-            deliveredWhileBusy: log.busyAcknowledgedBitrate.map(asTarget), queueDraining: draining,
+            deliveredWhileBusy: (log.busyAcknowledgedBitrate ?? log.acknowledgedBitrate).map(asTarget),
+            queueDraining: draining,
             roundTrip: roundTrip, applicationLimited: applicationLimit.isLimited, at: now)
         delayEstimate.limit(to: ceiling(at: now), at: now)
         lowSinceProbe = min(lowSinceProbe, delayEstimate.bitrate)
@@ -454,14 +455,13 @@ public struct SendSideBandwidthEstimator: Sendable {
     public func pathBacklog(at now: Instant) -> Duration {
         guard feedbackKind == .transportWide, let acknowledged = log.acknowledgedBitrate,
               let least = leastTransportRoundTrip else { return .zero }
-        // While a queue builds or stands the bottleneck is busy, and what arrives while it is
-        // busy is what it carries. Otherwise arrivals may have paused while frames waited, and
-        // read under the path: taken alone, they held back the frames after the keyframe that
-        // ended such a pause for 0.3–0.7 s; the estimate's share for media does not read under
-        // it. (Nor the other way: just after a step down the estimate is still the old link's.)
+        // While a queue builds or stands the bottleneck is busy, and what arrives is what it
+        // carries. Otherwise arrivals may have paused while frames waited, and read under the
+        // path: taken alone, they held back the frames after the keyframe that ended such a pause
+        // for 0.3–0.7 s; the estimate's share for media does not read under it. (Nor the other
+        // way: just after a step down the estimate is still the old link's.)
         let busy = delayEstimate.usage == .overusing || delayEstimate.queueStands
-        let whileBusy = busy ? log.busyAcknowledgedBitrate : nil
-        let delivered = whileBusy ?? max(acknowledged, Double(target(at: now).bitrate) * applicationShare)
+        let delivered = busy ? acknowledged : max(acknowledged, Double(target(at: now).bitrate) * applicationShare)
         guard delivered > 0 else { return .zero }
         let horizon = min(roundTrip + Self.inFlightMargin, Self.inFlightHorizon)
         let bits = Double(log.bytesInFlight(sentWithin: horizon, at: now) * 8)

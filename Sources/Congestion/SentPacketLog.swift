@@ -34,9 +34,13 @@ public struct SentPacketLog: Sendable {
     static let acknowledgedWindow: Duration = .milliseconds(250)
     /// Less than this span of arrivals says too little about a rate.
     static let minimumAcknowledgedSpan: Duration = .milliseconds(100)
-    /// Nothing arriving for this long is the path idle, not slow: at the least target (100
-    /// kbit/s) one 1200-byte packet takes 96 ms to cross, and a frame comes every 33 ms.
-    static let idleArrivals: Duration = .milliseconds(100)
+    /// The sender putting nothing on the path for this long paused (new frames waiting for the
+    /// path's queue to drain): longer than a frame period at 5 fps and more, whose gaps are the
+    /// sender's own cadence, not a pause.
+    static let sendingPause: Duration = .milliseconds(250)
+    /// What is left of a window around such a pause says something from this much on: the
+    /// paused start above left 82 ms, 16 packets.
+    static let minimumBusySpan: Duration = .milliseconds(50)
 
     private var ring: [Entry?]
     private var reported: [Bool]
@@ -48,7 +52,7 @@ public struct SentPacketLog: Sendable {
     public private(set) var nextSequenceNumber: Int64 = 0
     private var timeline = FeedbackReferenceTimeUnwrapper()
     /// Acknowledged (arrival, size) in arrival order, for the delivered rate.
-    private var acknowledged: [(arrival: Duration, size: Int)] = []
+    private var acknowledged: [(arrival: Duration, sent: Instant, size: Int)] = []
 
     public init(capacity: Int = SentPacketLog.defaultCapacity) {
         ring = Array(repeating: nil, count: max(capacity, 16))
@@ -77,7 +81,7 @@ public struct SentPacketLog: Sendable {
             ring[slot] = entry
             entries.append(entry)
             if let arrival = result.arrival {
-                acknowledge(arrival: arrival, size: entry.size)
+                acknowledge(arrival: arrival, sent: entry.sendTime, size: entry.size)
                 newestArrived = max(newestArrived ?? entry.sequenceNumber, entry.sequenceNumber)
             }
         }
@@ -108,9 +112,9 @@ public struct SentPacketLog: Sendable {
         return slot
     }
 
-    private mutating func acknowledge(arrival: Duration, size: Int) {
+    private mutating func acknowledge(arrival: Duration, sent: Instant, size: Int) {
         let index = acknowledged.lastIndex { $0.arrival <= arrival }.map { $0 + 1 } ?? 0
-        acknowledged.insert((arrival, size), at: index)
+        acknowledged.insert((arrival, sent, size), at: index)
         let newest = acknowledged[acknowledged.count - 1].arrival
         let stale = acknowledged.prefix { newest - $0.arrival > Self.acknowledgedWindow }.count
         acknowledged.removeFirst(stale)
@@ -156,24 +160,23 @@ public struct SentPacketLog: Sendable {
         return Double(bytes * 8) / span.inSeconds
     }
 
-    /// The same over only the stretches in which the path was busy: a gap of `idleArrivals` or
-    /// more with nothing arriving is left out, with the packet that ended it. Nil when what is
-    /// left spans too little to say.
+    /// The same without what arrived across a pause of the sender's: where two packets that
+    /// arrived one after the other left `sendingPause` or more apart, the path between them may
+    /// have stood idle, and that stretch and the packet that ended it are left out. Nil when what
+    /// is left spans too little to say (`minimumBusySpan`).
     ///
-    /// A sender that paused leaves the path idle (new frames waiting for the path's queue to
-    /// drain, §7.5 of docs/behaviour.md): after a start from the cap into a 1.5 Mbit/s tbf, the
-    /// sender sent nothing for 0.43 s, nothing arrived for 0.17 s of the window, and counted, the
-    /// window read 0.52 Mbit/s delivered.
+    /// After a start from the cap into a 1.5 Mbit/s tbf, new frames waited for the path's queue
+    /// to drain (§7.5 of docs/behaviour.md): the sender sent nothing for 0.43 s, nothing arrived for
+    /// 0.17 s of the window, and counted, the window read 0.52 Mbit/s delivered.
     public var busyAcknowledgedBitrate: Double? {
         var bytes = 0
         var span = Duration.zero
-        for (earlier, later) in zip(acknowledged, acknowledged.dropFirst()) {
-            let gap = later.arrival - earlier.arrival
-            guard gap < Self.idleArrivals else { continue }
-            span += gap
+        for (earlier, later) in zip(acknowledged, acknowledged.dropFirst())
+        where later.sent - earlier.sent < Self.sendingPause {
+            span += later.arrival - earlier.arrival
             bytes += later.size
         }
-        guard span >= Self.minimumAcknowledgedSpan else { return nil }
+        guard span >= Self.minimumBusySpan else { return nil }
         return Double(bytes * 8) / span.inSeconds
     }
 }

@@ -36,24 +36,36 @@ struct SentPacketLogTests {
         #expect(abs(log.acknowledgedBitrate! - 1_200_000) < 1)
     }
 
-    @Test func busyAcknowledgedBitrate_leavesOutWhereNothingArrived() {
-        // 1.2 Mbit/s arriving, then nothing for 120 ms (the sender paused), then 1.2 Mbit/s again
-        // for 112 ms: over the quarter second of arrivals, what arrived averages about half of
-        // that, and the path, while busy, carried all of it.
+    @Test func busyAcknowledgedBitrate_leavesOutWhatArrivedAcrossASendersPause() {
+        // 1.2 Mbit/s arriving; then the sender paused for 300 ms and nothing arrived for 120 ms;
+        // then 1.2 Mbit/s again for 112 ms. Over the quarter second of arrivals what arrived
+        // averages about half of that, and the path, while it had something to carry, carried all.
         var log = SentPacketLog()
-        for i in 0..<55 { _ = log.record(size: 1200, at: .zero + .milliseconds(Int64(8 * i)), kind: .media) }
+        for i in 0..<55 {
+            let sent = Int64(8 * i) + (i >= 40 ? 300 : 0)
+            _ = log.record(size: 1200, at: .zero + .milliseconds(sent), kind: .media)
+        }
         let deltas: [Int16?] = [Int16?](repeating: 32, count: 40) + [480] + [Int16?](repeating: 32, count: 14)
         _ = log.match(Self.feedback(base: 0, deltas: deltas))
         let all = try! #require(log.acknowledgedBitrate)
         let busy = try! #require(log.busyAcknowledgedBitrate)
         #expect(all < 700_000, "\(all)")
         #expect(abs(busy - 1_200_000) < 1, "\(busy)")
-        // Arrivals that only trickle, each after a pause, leave too little to say.
+        // A sender that pauses between every packet leaves too little to say.
         var sparse = SentPacketLog()
-        for i in 0..<6 { _ = sparse.record(size: 1200, at: .zero + .milliseconds(Int64(120 * i)), kind: .media) }
+        for i in 0..<6 { _ = sparse.record(size: 1200, at: .zero + .milliseconds(Int64(300 * i)), kind: .media) }
         _ = sparse.match(Self.feedback(base: 0, deltas: [Int16?](repeating: 480, count: 6)))
         #expect(sparse.acknowledgedBitrate != nil)
         #expect(sparse.busyAcknowledgedBitrate == nil)
+        // Frames at 10 fps are the sender's own pace, not a pause: nothing is left out.
+        var paced = SentPacketLog()
+        for i in 0..<40 {
+            let sent = Int64(100 * (i / 4) + 8 * (i % 4))
+            _ = paced.record(size: 1200, at: .zero + .milliseconds(sent), kind: .media)
+        }
+        let frames: [Int16?] = (0..<40).map { $0 % 4 == 0 && $0 > 0 ? 304 : 32 }
+        _ = paced.match(Self.feedback(base: 0, deltas: frames))
+        #expect(paced.busyAcknowledgedBitrate == paced.acknowledgedBitrate)
     }
 
     @Test func sentBitrate_isEveryKindSentOverTheWindow() {
