@@ -51,7 +51,7 @@ public struct SentPacketLog: Sendable {
     /// The next transport-wide sequence number, unwrapped.
     public private(set) var nextSequenceNumber: Int64 = 0
     private var timeline = FeedbackReferenceTimeUnwrapper()
-    /// Acknowledged (arrival, size) in arrival order, for the delivered rate.
+    /// Acknowledged (arrival, send time, size) in arrival order, for the delivered rate.
     private var acknowledged: [(arrival: Duration, sent: Instant, size: Int)] = []
 
     public init(capacity: Int = SentPacketLog.defaultCapacity) {
