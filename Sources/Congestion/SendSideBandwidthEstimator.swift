@@ -330,13 +330,11 @@ public struct SendSideBandwidthEstimator: Sendable {
             probes.resultMeasured(bitrate, of: result.cluster, cap: ceiling(at: now))
         }
         countTransportLoss(entries, at: now)
-        let draining = log.acknowledgedBitrate.map {
-            log.sentBitrate(over: SentPacketLog.acknowledgedWindow, at: now) < $0
-        } ?? false
+        let acknowledged = log.acknowledgedBitrate
+        let draining = acknowledged.map { log.sentBitrate(over: SentPacketLog.acknowledgedWindow, at: now) < $0 } ?? false
         delayEstimate.update(
-            entries, acknowledged: log.acknowledgedBitrate.map(asTarget),
-            deliveredWhileBusy: (log.busyAcknowledgedBitrate ?? log.acknowledgedBitrate).map(asTarget),
-            queueDraining: draining,
+            entries, acknowledged: acknowledged.map(asTarget),
+            deliveredWhileBusy: (log.busyAcknowledgedBitrate ?? acknowledged).map(asTarget), queueDraining: draining,
             roundTrip: roundTrip, applicationLimited: applicationLimit.isLimited, at: now)
         delayEstimate.limit(to: ceiling(at: now), at: now)
         lowSinceProbe = min(lowSinceProbe, delayEstimate.bitrate)
