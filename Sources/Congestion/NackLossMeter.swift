@@ -108,6 +108,16 @@ public struct NackLossMeter: Sendable {
         var at: Instant
     }
     private var waits: [Wait] = []
+    /// Losses named first once the window that held them had been judged: they count in the next
+    /// window. A receiver that holds its NACKs for its regular reports names a window's losses up
+    /// to a report interval after they left, and behind a queue later still: rtpbin, reporting
+    /// every 520 ms behind a tbf that dropped a third of what was sent, named each window's losses
+    /// 15–30 ms after it was judged, and 5 s of windows read nothing lost while the estimate grew.
+    private var toldAfterTheirWindow: [UInt16] = []
+    static let toldAfterTheirWindowKept = 1024
+    /// The last packet sent before the rate was last lowered: losses named late from before then
+    /// are the old rate's.
+    private var lastSentAtTheOldRate: Instant?
     /// The numbers `named` spans before it is halved, so it follows the receiver as it is now.
     static let namedMemory = 256
     /// A receiver whose NACKs are this much guesswork asks by the clock, not by
@@ -145,6 +155,10 @@ public struct NackLossMeter: Sendable {
             sent[index]?.lost = true
             sent[index]?.lateNack = late
             fresh += 1
+            if judged(packet), judgedFrom.map({ packet.at >= $0 }) ?? true, lastSentAtTheOldRate.map({ packet.at > $0 }) ?? true,
+               toldAfterTheirWindow.count < Self.toldAfterTheirWindowKept {
+                toldAfterTheirWindow.append(number)
+            }
             if newestSentAt.map({ packet.at >= $0.at }) ?? true { newestSentAt = (number, packet.at) }
         }
         if let waited, let newestSentAt, let after = sent[Self.slot(newestSentAt.number &+ 1)],
@@ -163,6 +177,15 @@ public struct NackLossMeter: Sendable {
         return fresh
     }
 
+    /// Whether a window that held `packet` has been judged.
+    private func judged(_ packet: Sent) -> Bool {
+        guard let windowFirst else { return false }
+        guard let first = sent[Self.slot(windowFirst)], first.sequenceNumber == windowFirst else {
+            return newest.map { windowFirst == $0 &+ 1 } ?? false
+        }
+        return packet.at < first.at
+    }
+
     /// Whether the late NACK that came at `late` had another as late within
     /// `queueEvidenceSpan`, the late ones there naming `queueEvidenceLosses`
     /// between them; nil while such may yet come.
@@ -179,6 +202,8 @@ public struct NackLossMeter: Sendable {
     public mutating func restart(judgedFrom: Instant? = nil) {
         lateFrom = Self.standingQueue
         windowFirst = newest.map { $0 &+ 1 }
+        toldAfterTheirWindow = []
+        lastSentAtTheOldRate = newest.flatMap { sent[Self.slot($0)]?.at }
         self.judgedFrom = judgedFrom
     }
 
@@ -208,9 +233,7 @@ public struct NackLossMeter: Sendable {
         if newest &- number >= UInt16(Self.capacity) { number = newest &- UInt16(Self.capacity - 1) }
         let judged = now - settle
         var count = 0
-        var lost = 0
-        var queued = 0
-        var queueWait = Duration.zero
+        var tally = LossTally()
         var firstAt: Instant?
         var lastAt: Instant?
         var next = number
@@ -223,17 +246,8 @@ public struct NackLossMeter: Sendable {
                 lastAt = packet.at
                 count += 1
                 if packet.lost {
-                    var behindAQueue = false
-                    if let late = packet.lateNack {
-                        // Its window waits until a second late NACK confirms a queue or cannot.
-                        guard let queue = confirmed(late.at, at: now) else { return nil }
-                        behindAQueue = queue
-                    }
-                    if behindAQueue || !guessing { lost += 1 }
-                    if behindAQueue, let late = packet.lateNack {
-                        queued += 1
-                        queueWait = max(queueWait, late.waited)
-                    }
+                    // Its window waits until a second late NACK confirms a queue or cannot.
+                    guard tallyLoss(packet, guessing: guessing, at: now, into: &tally) else { return nil }
                 }
             }
             next = number &+ 1
@@ -241,9 +255,35 @@ public struct NackLossMeter: Sendable {
             number = next
         }
         guard let firstAt, let lastAt, lastAt - firstAt >= Self.window, count >= Self.minimumPackets else { return nil }
+        for number in toldAfterTheirWindow {
+            guard let packet = sent[Self.slot(number)], packet.sequenceNumber == number, packet.lost else { continue }
+            guard tallyLoss(packet, guessing: guessing, at: now, into: &tally) else { return nil }
+        }
+        toldAfterTheirWindow = []
         windowFirst = next
-        return (Double(lost) / Double(count), lost > 0 && 2 * queued >= lost, queueWait,
+        return (min(Double(tally.lost) / Double(count), 1), tally.lost > 0 && 2 * tally.queued >= tally.lost, tally.queueWait,
                 queueGrowth(sentFrom: firstAt, to: lastAt))
+    }
+
+    private struct LossTally {
+        var lost = 0
+        var queued = 0
+        var queueWait = Duration.zero
+    }
+
+    /// Counts a lost packet into `tally`; false while a late NACK that named it may yet be confirmed.
+    private func tallyLoss(_ packet: Sent, guessing: Bool, at now: Instant, into tally: inout LossTally) -> Bool {
+        var behindAQueue = false
+        if let late = packet.lateNack {
+            guard let queue = confirmed(late.at, at: now) else { return false }
+            behindAQueue = queue
+        }
+        if behindAQueue || !guessing { tally.lost += 1 }
+        if behindAQueue, let late = packet.lateNack {
+            tally.queued += 1
+            tally.queueWait = max(tally.queueWait, late.waited)
+        }
+        return true
     }
 
     /// The least-squares slope of the NACKs' waits against when the packets after their losses
