@@ -86,23 +86,24 @@ public final class UDPSocket: Sendable {
         let ready = try Syscall.retrying("poll") { poll(&poller, 1, milliseconds) }
         guard ready > 0 else { return nil }
         var storage = sockaddr_storage()
-        // A control message header and one timespec, with room to spare.
-        let control = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
-        defer { control.deallocate() }
         var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
-        let (count, controlLength) = try withUnsafeMutablePointer(to: &storage) { (address) throws(SocketError) in
-            try withUnsafeMutablePointer(to: &vector) { (vector) throws(SocketError) in
-                var message = msghdr(
-                    msg_name: UnsafeMutableRawPointer(address), msg_namelen: socklen_t(MemoryLayout<sockaddr_storage>.size),
-                    msg_iov: vector, msg_iovlen: 1, msg_control: control.baseAddress, msg_controllen: control.count,
-                    msg_flags: 0)
-                let count = try Syscall.retrying("recvmsg") { recvmsg(fd, &message, 0) }
-                return (count, min(Int(message.msg_controllen), control.count))
+        // A control message header and one timespec, with room to spare; on the stack, since
+        // every packet a receiver gets comes through here.
+        return try withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { (control) throws(SocketError) -> Datagram? in
+            let (count, controlLength) = try withUnsafeMutablePointer(to: &storage) { (address) throws(SocketError) in
+                try withUnsafeMutablePointer(to: &vector) { (vector) throws(SocketError) in
+                    var message = msghdr(
+                        msg_name: UnsafeMutableRawPointer(address), msg_namelen: socklen_t(MemoryLayout<sockaddr_storage>.size),
+                        msg_iov: vector, msg_iovlen: 1, msg_control: control.baseAddress, msg_controllen: control.count,
+                        msg_flags: 0)
+                    let count = try Syscall.retrying("recvmsg") { recvmsg(fd, &message, 0) }
+                    return (count, min(Int(message.msg_controllen), control.count))
+                }
             }
+            guard let from = SocketAddress(storage) else { return nil }
+            let stamp = Self.kernelStamp(in: UnsafeRawBufferPointer(rebasing: control[0..<controlLength]))
+            return Datagram(count: count, from: from, waited: stamp.map(Self.since) ?? .zero)
         }
-        guard let from = SocketAddress(storage) else { return nil }
-        let stamp = Self.kernelStamp(in: UnsafeRawBufferPointer(rebasing: control[0..<controlLength]))
-        return Datagram(count: count, from: from, waited: stamp.map(Self.since) ?? .zero)
     }
 
     public func receive(into buffer: inout [UInt8], timeout: Duration?) throws(SocketError) -> Datagram? {

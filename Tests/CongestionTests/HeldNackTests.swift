@@ -10,7 +10,7 @@ struct HeldNackTests {
     /// A 2 Mbit/s cap, 30 frames a second of seven 1200-byte packets (2 Mbit/s), every fifth packet
     /// lost at a queue of `queue` seconds (50 ms each way besides); the receiver reports at `phase` and every
     /// 520 ms after, naming each loss whose successor has arrived. The loss-based estimate at the end.
-    static func estimate(reportPhase phase: Double, queue: Double, seconds: Double) -> Double {
+    private static func estimate(reportPhase phase: Double, queue: Double, seconds: Double) -> Double {
         var estimator = SendSideBandwidthEstimator(cap: 2_000_000, feedbackKind: .receiverReports)
         let sentAt = { (i: Int) in Double(i / 7) / 30 + 0.001 * Double(i % 7) }
         var named = 0
