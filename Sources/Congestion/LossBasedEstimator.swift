@@ -173,6 +173,15 @@ public struct LossBasedEstimator: Sendable {
         bitrate = max(bitrate, value)
     }
 
+    /// The back-off just taken and the one before were one overrun, told twice: it lands at
+    /// `value`, and the path ran out no lower. Left under it, where the path ran out read as passed
+    /// as soon as the encoder filled the landing, and growth sped up to 32 % a second: a 4 Mbit/s
+    /// start into a 1.5 Mbit/s link climbed from 1.0 to 2.1 Mbit/s in 6.5 s and overran it.
+    public mutating func landOneOverrunToldTwice(at value: Double) {
+        bitrate = max(bitrate, value)
+        if let onset = lossOnset { lossOnset = max(onset, bitrate) }
+    }
+
     /// A probe measured what the path carries; unless loss says the path is
     /// overrun, the loss estimate need not climb there at 8 % a second.
     public mutating func probeMeasured(_ value: Double) {

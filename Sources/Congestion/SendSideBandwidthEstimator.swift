@@ -189,6 +189,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// The estimate before a back-off on loss with no queue confirmed in front of it, until the
     /// NACK meter's next window is judged (`overrunToldTwiceLandsAt`).
     private var beforeUnconfirmedBackOff: Double?
+    /// The last window of NACK-counted loss read `LossBasedEstimator.randomLossReading` or more
+    /// with no queue told: a second such in a row is an overrun.
+    private var lossPersists = false
     /// When the last keyframe's last packet left, the last NACK naming a loss came, and a receiver
     /// last asked for a keyframe that one should already have answered, with no NACK since
     /// (`onKeyframeRequest`).
@@ -567,9 +570,17 @@ public struct SendSideBandwidthEstimator: Sendable {
         // NACKs name is late, not lost.
         let draining = (nacked?.queueGrowth ?? 0) <= -Self.fillingQueueGrowth
         if draining { loss = min(loss, LossBasedEstimator.lowLoss) }
-        let overrun = ((nacked?.behindAQueue ?? false) || carried != nil) && !draining
-            && (nacked?.ratio ?? 0) >= (reported ?? 0)
         let toldBefore = nacked == nil ? nil : beforeUnconfirmedBackOff
+        // A twentieth or more lost in two windows in a row is a bottleneck's tail drop, though no
+        // NACK came late enough to show its queue: behind a tbf with 200 ms of latency on a
+        // 3 Mbit/s link the queue holds at most 240 ms, and rtpbin's NACKs waited under
+        // `NackLossMeter.standingQueue`. Such windows each took off only what they named (4.0 →
+        // 3.89 → 3.45 Mbit/s) while the queue stood full for two seconds. Random loss reads that
+        // much in one window of twenty, so two in a row are not it.
+        let lostMuch = nacked != nil && !draining && loss >= LossBasedEstimator.randomLossReading
+        let told = ((nacked?.behindAQueue ?? false) || carried != nil) && !draining
+        let overrun = (told || lostMuch && lossPersists) && (nacked?.ratio ?? 0) >= (reported ?? 0)
+        if nacked != nil { lossPersists = lostMuch && !overrun }
         if nacked != nil { beforeUnconfirmedBackOff = nil }
         lossBased.update(
             lossRatio: loss, sending: sent, overrun: overrun, carried: overrun ? carried : nil,
@@ -578,7 +589,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         // Measured, the path's rate says where to land; the rule for an overrun told twice is for
         // back-offs that only guess it.
         if overrun, carried == nil, let toldBefore {
-            lossBased.recover(to: min(before, Self.overrunToldTwiceLandsAt * toldBefore))
+            lossBased.landOneOverrunToldTwice(at: min(before, Self.overrunToldTwiceLandsAt * toldBefore))
         } else if !overrun {
             beforeUnconfirmedBackOff = before
         }

@@ -229,6 +229,34 @@ struct LossAndProbeTests {
         #expect(apart.after.last.map { $0 < 0.5 * apart.before - 50_000 } == true, "\(apart.before) → \(apart.after)")
     }
 
+    /// 1.92 Mbit/s under a 2 Mbit/s cap for 4 s, a 1200-byte packet every 5 ms; of the packets
+    /// `lossy`, every 12th (8 %) is NACKed 100 ms after it left, 150 ms beyond the round trip: loss
+    /// with no queue told. The least the estimate came to.
+    private static func leastUnderSteadyLoss(_ lossy: Range<Int>) -> Double {
+        var estimator = SendSideBandwidthEstimator(cap: 2_000_000, feedbackKind: .receiverReports)
+        var least = estimator.lossBasedBitrate
+        for i in 0..<800 {
+            let now = Instant.zero + .milliseconds(Int64(5 * i))
+            _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
+            if lossy.contains(i - 20), (i - 20) % 12 == 0 {
+                estimator.onNack(sequenceNumbers: [UInt16(i - 20)], waited: .milliseconds(150), at: now)
+            }
+            least = min(least, estimator.lossBasedBitrate)
+        }
+        return least
+    }
+
+    @Test func estimator_aTwentiethLostInTwoWindowsInARow_isAnOverrun_withNoQueueTold() {
+        // One window of 8 % lost may be random loss: it takes off what it names, no more. Loss that
+        // goes on in the next window, of packets sent after that back-off, is a bottleneck's tail
+        // drop, whatever the NACKs' waits say (a shallow queue never makes them late): the
+        // estimate halves from where it stood before the first.
+        let once = Self.leastUnderSteadyLoss(150..<320)
+        let twice = Self.leastUnderSteadyLoss(150..<500)
+        #expect(once < 2_000_000 && once >= 0.85 * 1_920_000, "\(once)")
+        #expect(twice <= 0.55 * 2_000_000, "\(twice)")
+    }
+
     /// 1.92 Mbit/s from a 4 Mbit/s cap for 5 s, a 1200-byte packet every 5 ms; a NACK at 0.5 s
     /// for 30 of the first 200 packets, then, when `nacking`, one for a single packet 250 ms after
     /// each keyframe. A keyframe leaves at 1, 2, 3 and 4 s, and, when `askingAgain`, the receiver
@@ -558,6 +586,21 @@ struct LossAndProbeTests {
         #expect(estimator.isAboveWhereThePathRanOut)
         estimator.update(lossRatio: 0, sending: 4_500_000, at: .seconds(3))
         #expect(!estimator.isAboveWhereThePathRanOut)
+    }
+
+    @Test func lossRules_anOverrunToldTwice_landsWhereThePathRanOutNoLower() {
+        // A second back-off of one overrun told twice: 31 % of 1.1 Mbit/s lost says the path ran
+        // out at 0.9 Mbit/s (as the estimate that sends it), but the two land at 1 Mbit/s, so it
+        // ran out no lower than that. Sending 0.93 Mbit/s from there is under 1.1 of it: the
+        // estimate stays above where the path ran out, not past it, and grows at the near pace.
+        var estimator = LossBasedEstimator(bitrate: 2_000_000, applicationShare: 0.85)
+        estimator.update(lossRatio: 0.31, sending: 1_100_000, overrun: true, at: .seconds(0))
+        estimator.landOneOverrunToldTwice(at: 1_000_000)
+        #expect(estimator.bitrate == 1_000_000)
+        #expect(!estimator.isAboveWhereThePathRanOut)
+        estimator.update(lossRatio: 0, sending: 930_000, at: .seconds(1))
+        #expect(estimator.isAboveWhereThePathRanOut)
+        #expect(estimator.bitrate < 1_060_000, "\(estimator.bitrate)")
     }
 
     @Test func applicationLimit_entersBelow65PercentAndLeavesAbove80() {
