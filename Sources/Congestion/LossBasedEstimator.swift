@@ -178,7 +178,7 @@ public struct LossBasedEstimator: Sendable {
     /// as soon as the encoder filled the landing, and growth sped up to 32 % a second: a 4 Mbit/s
     /// start into a 1.5 Mbit/s link climbed from 1.0 to 2.1 Mbit/s in 6.5 s and overran it.
     public mutating func landOneOverrunToldTwice(at value: Double) {
-        bitrate = max(bitrate, value)
+        recover(to: value)
         if let onset = lossOnset { lossOnset = max(onset, bitrate) }
     }
 

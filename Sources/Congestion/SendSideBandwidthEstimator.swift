@@ -580,8 +580,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         let lostMuch = nacked != nil && !draining && loss >= LossBasedEstimator.randomLossReading
         let told = ((nacked?.behindAQueue ?? false) || carried != nil) && !draining
         let overrun = (told || lostMuch && lossPersists) && (nacked?.ratio ?? 0) >= (reported ?? 0)
-        if nacked != nil { lossPersists = lostMuch && !overrun }
-        if nacked != nil { beforeUnconfirmedBackOff = nil }
+        if nacked != nil { (lossPersists, beforeUnconfirmedBackOff) = (lostMuch && !overrun, nil) }
         lossBased.update(
             lossRatio: loss, sending: sent, overrun: overrun, carried: overrun ? carried : nil,
             applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
