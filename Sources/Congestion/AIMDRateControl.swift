@@ -82,6 +82,11 @@ public struct AIMDRateControl: Sendable {
         }
     }
 
+    /// Something other than a back-off found the path full while it delivered `delivered`.
+    public mutating func pathFilled(delivering delivered: Double) {
+        sampleCapacity(delivered)
+    }
+
     /// `measuresTheLink`: what was delivered filled the path, so it is a sample of the link's capacity.
     private mutating func decrease(delivered: Double?, measuresTheLink: Bool, roundTrip: Duration, at now: Instant) {
         let interval = min(max(roundTrip, Self.decreaseIntervalRange.lowerBound), Self.decreaseIntervalRange.upperBound)
@@ -95,7 +100,10 @@ public struct AIMDRateControl: Sendable {
         var target = Self.decreaseFactor * delivered
         if target > bitrate, let linkCapacity { target = Self.decreaseFactor * linkCapacity.mean }
         bitrate = min(bitrate, target)
-        guard measuresTheLink else { return }
+        if measuresTheLink { sampleCapacity(delivered) }
+    }
+
+    private mutating func sampleCapacity(_ delivered: Double) {
         if let capacity = linkCapacity, delivered < capacity.lowerBound { linkCapacity = nil }
         if linkCapacity == nil { linkCapacity = LinkCapacityEstimate(delivered) } else { linkCapacity?.add(delivered) }
     }
