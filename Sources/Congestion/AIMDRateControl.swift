@@ -82,11 +82,6 @@ public struct AIMDRateControl: Sendable {
         }
     }
 
-    /// Something other than a back-off found the path full while it delivered `delivered`.
-    public mutating func pathFilled(delivering delivered: Double) {
-        sampleCapacity(delivered)
-    }
-
     /// `measuresTheLink`: what was delivered filled the path, so it is a sample of the link's capacity.
     private mutating func decrease(delivered: Double?, measuresTheLink: Bool, roundTrip: Duration, at now: Instant) {
         let interval = min(max(roundTrip, Self.decreaseIntervalRange.lowerBound), Self.decreaseIntervalRange.upperBound)
@@ -100,10 +95,7 @@ public struct AIMDRateControl: Sendable {
         var target = Self.decreaseFactor * delivered
         if target > bitrate, let linkCapacity { target = Self.decreaseFactor * linkCapacity.mean }
         bitrate = min(bitrate, target)
-        if measuresTheLink { sampleCapacity(delivered) }
-    }
-
-    private mutating func sampleCapacity(_ delivered: Double) {
+        guard measuresTheLink else { return }
         if let capacity = linkCapacity, delivered < capacity.lowerBound { linkCapacity = nil }
         if linkCapacity == nil { linkCapacity = LinkCapacityEstimate(delivered) } else { linkCapacity?.add(delivered) }
     }

@@ -94,13 +94,9 @@ public struct DelayBasedEstimator: Sendable {
 
     /// A probe found more room than the estimate says. A lower result does
     /// not lower it: a receiver's arrival times bunch when it is busy, which
-    /// reads as a slow path; real queueing shows in the delay trend. Unless
-    /// `pathFull` (what the path carried, as the target that sends it): a cluster that outlasted a token
-    /// bucket's burst found the rate behind it, under the estimate a shorter
-    /// one read in the burst, and that is where the path fills up.
-    public mutating func probeMeasured(_ bitrate: Double, at now: Instant, pathFull: Double? = nil) {
-        if bitrate > rateControl.bitrate || pathFull != nil { rateControl.setBitrate(bitrate, at: now) }
-        if let pathFull { rateControl.pathFilled(delivering: pathFull) }
+    /// reads as a slow path; real queueing shows in the delay trend.
+    public mutating func probeMeasured(_ bitrate: Double, at now: Instant) {
+        if bitrate > rateControl.bitrate { rateControl.setBitrate(bitrate, at: now) }
     }
 
     /// The estimate may not stand above a ceiling set elsewhere (cap, REMB,

@@ -9,17 +9,13 @@ public struct ProbeCluster: Equatable, Sendable {
     /// One of the clusters that find the path from the start rate, or followed
     /// on from one: nothing has been sent yet that could bound its result.
     public var atStart: Bool
-    /// Long enough to outlast a token bucket's burst (`ProbeController.burstOutlastingBytes`):
-    /// what its last packets arrived at is the path's rate, even below the estimate.
-    public var outlastsBursts: Bool
 
-    public init(id: Int, bitrate: Double, packetCount: Int, bytes: Int, atStart: Bool = false, outlastsBursts: Bool = false) {
+    public init(id: Int, bitrate: Double, packetCount: Int, bytes: Int, atStart: Bool = false) {
         self.id = id
         self.bitrate = bitrate
         self.packetCount = packetCount
         self.bytes = bytes
         self.atStart = atStart
-        self.outlastsBursts = outlastsBursts
     }
 
     /// The size of each of the cluster's packets.

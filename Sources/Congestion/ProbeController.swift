@@ -17,15 +17,6 @@ public struct ProbeController: Sendable {
     static let clusterDuration: Duration = .milliseconds(30)
     /// Fewer packets than this measure the NIC more than the path.
     static let minimumPackets = 6
-    /// What a cluster that follows on from one of the start's results carries
-    /// at least (nothing sent yet bounds what it may lift the estimate to): enough
-    /// to empty a token bucket's burst (a tbf's 16 KB) at twice its rate and
-    /// leave a third arriving at the bucket's own, where
-    /// `ProbeResultEstimator` measures it. A 30 ms cluster at 3.6 Mbit/s
-    /// (13.5 KB) passed such a bucket at the rate it was sent at, and the
-    /// start's further probes took the target to the 4 Mbit/s cap over a
-    /// 1.5 Mbit/s link within half a second.
-    static let burstOutlastingBytes = 48_000
     /// A full media packet; a sender that probes with padding gives its own size.
     public static let defaultPacketSize = 1200
 
@@ -56,8 +47,7 @@ public struct ProbeController: Sendable {
         guard leading?.id == cluster.id else { return }
         leading = nil
         guard bitrate >= Self.furtherThreshold * cluster.bitrate, cluster.bitrate < cap else { return }
-        leading = enqueue(min(Self.furtherMultiplier * bitrate, cap), above: bitrate, atStart: cluster.atStart,
-                          outlastingBursts: cluster.atStart)
+        leading = enqueue(min(Self.furtherMultiplier * bitrate, cap), above: bitrate, atStart: cluster.atStart)
     }
 
     /// The sender uses its estimate again, or may use more: check it.
@@ -73,18 +63,12 @@ public struct ProbeController: Sendable {
 
     public var hasPending: Bool { !queue.isEmpty }
 
-    /// Only where nothing else bounds the result is a cluster made to outlast
-    /// a burst: on a path without one, such a cluster at twice the estimate
-    /// left a queue of 110 ms that media sent near the path's rate drained
-    /// for over a second.
-    private mutating func enqueue(
-        _ bitrate: Double, above estimate: Double, atStart: Bool = false, outlastingBursts: Bool = false
-    ) -> ProbeCluster? {
+    private mutating func enqueue(_ bitrate: Double, above estimate: Double, atStart: Bool = false) -> ProbeCluster? {
         guard bitrate > estimate else { return nil }
-        let bytes = max(Int(bitrate * Self.clusterDuration.inSeconds / 8), outlastingBursts ? Self.burstOutlastingBytes : 0)
+        let bytes = Int(bitrate * Self.clusterDuration.inSeconds / 8)
         let packets = max(Self.minimumPackets, (bytes + packetSize - 1) / packetSize)
         let cluster = ProbeCluster(id: nextID, bitrate: bitrate, packetCount: packets, bytes: packets * packetSize,
-                                   atStart: atStart, outlastsBursts: outlastingBursts)
+                                   atStart: atStart)
         nextID += 1
         queue.append(cluster)
         return cluster

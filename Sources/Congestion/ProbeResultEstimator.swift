@@ -2,11 +2,7 @@ import Media
 
 /// Measures a probe cluster from the feedback of its packets: the rate it
 /// was received at, over the time its packets took to arrive, no more than
-/// the rate it was sent at. Where a cluster long enough to outlast a token
-/// bucket's burst saw its last third arrive slower, that is the rate: the
-/// bucket passed the first packets at the rate they were sent at, until its
-/// burst ran out. (A short cluster's last third is a few milliseconds of
-/// arrivals, which jitter alone moves by a fifth.)
+/// the rate it was sent at.
 public struct ProbeResultEstimator: Sendable {
     /// A cluster's packets must mostly arrive to measure anything.
     static let minimumReceivedShare = 0.8
@@ -34,10 +30,9 @@ public struct ProbeResultEstimator: Sendable {
         pending.append(Progress(cluster: cluster, started: now))
     }
 
-    /// Takes a matched feedback entry; returns a cluster, its measured rate,
-    /// and what the path carried where it limited the cluster, once all its
-    /// packets have been reported on.
-    public mutating func add(_ entry: SentPacketLog.Entry) -> (cluster: ProbeCluster, bitrate: Double, pathCarried: Double?)? {
+    /// Takes a matched feedback entry; returns a cluster and its measured
+    /// rate once all its packets have been reported on.
+    public mutating func add(_ entry: SentPacketLog.Entry) -> (cluster: ProbeCluster, bitrate: Double)? {
         guard case .probe(let id) = entry.kind, let index = pending.firstIndex(where: { $0.cluster.id == id }) else {
             return nil
         }
@@ -48,10 +43,10 @@ public struct ProbeResultEstimator: Sendable {
         let progress = pending[index]
         guard progress.reported >= progress.cluster.packetCount else { return nil }
         pending.remove(at: index)
-        return Self.measure(progress).map { (progress.cluster, $0.bitrate, $0.pathCarried) }
+        return Self.measure(progress).map { (progress.cluster, $0) }
     }
 
-    private static func measure(_ progress: Progress) -> (bitrate: Double, pathCarried: Double?)? {
+    private static func measure(_ progress: Progress) -> Double? {
         let received = progress.received
         guard Double(received.count) >= minimumReceivedShare * Double(progress.cluster.packetCount),
               let firstSend = received.map(\.send).min(), let lastSend = received.map(\.send).max(),
@@ -60,17 +55,8 @@ public struct ProbeResultEstimator: Sendable {
         let bytes = received.reduce(0) { $0 + $1.size }
         // The last packet sent ends the send interval; the first received starts the receive one.
         let sendRate = Double((bytes - received[received.count - 1].size) * 8) / (lastSend - firstSend).inSeconds
-        var receiveRate = Double((bytes - received[0].size) * 8) / (lastArrival - firstArrival).inSeconds
-        if progress.cluster.outlastsBursts, let tail = tailRate(of: received) { receiveRate = min(receiveRate, tail) }
-        if receiveRate < limitedShare * sendRate { return (targetUtilization * receiveRate, receiveRate) }
-        return (min(sendRate, receiveRate), nil)
-    }
-
-    /// The rate the last third of `received` arrived at, by arrival; nil for too few packets to tell.
-    private static func tailRate(of received: [(send: Instant, arrival: Duration, size: Int)]) -> Double? {
-        let tail = received.sorted { $0.arrival < $1.arrival }.suffix(received.count / 3)
-        guard tail.count >= ProbeController.minimumPackets, let first = tail.first, let last = tail.last,
-              last.arrival > first.arrival else { return nil }
-        return Double((tail.reduce(0) { $0 + $1.size } - first.size) * 8) / (last.arrival - first.arrival).inSeconds
+        let receiveRate = Double((bytes - received[0].size) * 8) / (lastArrival - firstArrival).inSeconds
+        if receiveRate < limitedShare * sendRate { return targetUtilization * receiveRate }
+        return min(sendRate, receiveRate)
     }
 }

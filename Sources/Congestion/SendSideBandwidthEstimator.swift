@@ -328,7 +328,7 @@ public struct SendSideBandwidthEstimator: Sendable {
             guard let result = probeResults.add(entry) else { continue }
             if lastProbe?.cluster == result.cluster.id { lastProbe?.answered = true }
             let bitrate = min(result.bitrate, probeBound(of: result.cluster, at: now))
-            delayEstimate.probeMeasured(bitrate, at: now, pathFull: result.cluster.outlastsBursts ? result.pathCarried.map(asTarget) : nil)
+            delayEstimate.probeMeasured(bitrate, at: now)
             lossBased.probeMeasured(bitrate)
             probes.resultMeasured(bitrate, of: result.cluster, cap: ceiling(at: now))
         }

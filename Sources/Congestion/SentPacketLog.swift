@@ -169,27 +169,14 @@ public struct SentPacketLog: Sendable {
     /// to drain (§7.5 of docs/behaviour.md): the sender sent nothing for 0.43 s, nothing arrived for
     /// 0.17 s of the window, and counted, the window read 0.52 Mbit/s delivered.
     public var busyAcknowledgedBitrate: Double? {
-        Self.busyBitrate(of: acknowledged[sinceTheQueueWasLeast...]) ?? Self.busyBitrate(of: acknowledged[...])
-    }
-
-    /// Where the packet that waited least on its way arrived, among those of the window: from
-    /// there on the queue that overuse tells of was building, so the path was full. Before it
-    /// the window may hold the rate of a path that has since stepped down: a back-off 0.32 s
-    /// after a step from 3 to 0.6 Mbit/s read 1.62 Mbit/s delivered, and the keyframe asked for
-    /// then was made at 1.38 Mbit/s, 35 KB, which took half a second of the new link.
-    private var sinceTheQueueWasLeast: Int {
-        acknowledged.indices.min { acknowledged[$0].arrival - (acknowledged[$0].sent - .zero)
-            < acknowledged[$1].arrival - (acknowledged[$1].sent - .zero) } ?? 0
-    }
-
-    private static func busyBitrate(of packets: ArraySlice<(arrival: Duration, sent: Instant, size: Int)>) -> Double? {
         var bytes = 0
         var span = Duration.zero
-        for (earlier, later) in zip(packets, packets.dropFirst()) where later.sent - earlier.sent < sendingPause {
+        for (earlier, later) in zip(acknowledged, acknowledged.dropFirst())
+        where later.sent - earlier.sent < Self.sendingPause {
             span += later.arrival - earlier.arrival
             bytes += later.size
         }
-        guard span >= minimumBusySpan else { return nil }
+        guard span >= Self.minimumBusySpan else { return nil }
         return Double(bytes * 8) / span.inSeconds
     }
 }

@@ -53,22 +53,6 @@ struct CallTests {
         #expect(call.target(at: .seconds(1)).bitrate >= 1_200_000)
     }
 
-    @Test func startBehindATokenBucket_theFurtherProbeFindsTheRateBehindItsBurst() {
-        // A 1.5 Mbit/s tbf with a 16 KB burst, the cap at 4 Mbit/s. The
-        // cluster at 1.8 Mbit/s passes in the burst and reads as carried; the
-        // one that follows, at twice that, outlasts the burst, and its last
-        // third arrives at the link's rate. Probed in 30 ms clusters, the
-        // target stood at 3.4 Mbit/s from 0.4 s to 1.25 s, and at 2.5 Mbit/s
-        // until 2 s.
-        var call = Self.call(linkRate: 1_500_000, cap: 4_000_000, burst: 16 * 1024)
-        call.run(until: .seconds(3))
-        #expect(call.probeStarts.count == 3, "\(call.probes)")
-        let start = call.samples(from: 0, to: 3).map(\.target.bitrate)
-        #expect(start.allSatisfy { $0 <= 1_800_000 }, "\(start.map { $0 / 1000 })")
-        #expect(call.samples(from: 0.75, to: 3).allSatisfy { $0.target.bitrate <= 1_500_000 })
-        #expect(call.target(at: .seconds(1)).bitrate >= 1_200_000)
-    }
-
     @Test func rateSteps_adaptDownWithin2sAndBackUpWithin10s() throws {
         // 0–10 s: 3 Mbit/s; 10 s: 600 kbit/s; 20 s: 1.5 Mbit/s.
         var call = Self.call(linkRate: 3_000_000, steps: [

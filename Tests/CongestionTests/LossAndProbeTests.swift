@@ -629,24 +629,4 @@ struct LossAndProbeTests {
         }
         #expect(abs(measured! - 0.95 * 1_500_000) < 1)
     }
-
-    @Test func probeResult_isTheRateItsLastThirdArrivedAt_whenABucketPassedTheFirstPackets() {
-        // 30 packets sent 3.2 ms apart (3 Mbit/s); the first 18 arrive as sent
-        // (a token bucket's burst), the last 12 at 6.4 ms apart (1.5 Mbit/s).
-        // Over the whole cluster they arrived at 2.1 Mbit/s, which the path
-        // carries only while the burst lasts: the result is 0.95 of the last third's rate.
-        var results = ProbeResultEstimator()
-        let cluster = ProbeCluster(id: 1, bitrate: 3_000_000, packetCount: 30, bytes: 36_000, outlastsBursts: true)
-        results.expect(cluster, at: .zero)
-        var measured: (bitrate: Double, pathCarried: Double?)?
-        for i in 0..<30 {
-            let arrival = i < 18 ? 3200 * i : 3200 * 17 + 6400 * (i - 17)
-            let entry = SentPacketLog.Entry(
-                sequenceNumber: Int64(i), size: 1200, sendTime: .zero + .microseconds(Int64(3200 * i)),
-                kind: .probe(cluster: 1), arrival: .microseconds(Int64(50_000 + arrival)))
-            if let result = results.add(entry) { measured = (result.bitrate, result.pathCarried) }
-        }
-        #expect(abs(measured!.pathCarried! - 1_500_000) < 1)
-        #expect(abs(measured!.bitrate - 0.95 * 1_500_000) < 1, "\(measured!.bitrate)")
-    }
 }
