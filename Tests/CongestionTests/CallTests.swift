@@ -21,8 +21,7 @@ struct CallTests {
     static func kbps(_ target: SendSideBandwidthEstimator.Target) -> Int { target.bitrate / 1000 }
 
     /// From `start` on, loss sets the target, which stays within 15 % under and 13 % over a
-    /// 1.5 Mbit/s link and averages within 5 % of it: it grows 8 % a second and each window
-    /// of NACKs that follows an overrun holds it at what got through.
+    /// 1.5 Mbit/s link and averages within 5 % of it.
     static func holdsNearA1500kLink(_ call: CallSimulation, from start: Double) -> Bool {
         let settled = call.samples(from: start, to: 10)
         let mean = settled.map { Double($0.target.bitrate) }.reduce(0, +) / Double(settled.count)
