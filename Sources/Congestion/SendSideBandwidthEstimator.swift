@@ -175,6 +175,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var transportFeedbackHeard = false
     private var lastReceiverReport: Instant?
     private var lastLossBackOff: Instant?
+    /// Whether a receiver report or a window of NACK-counted loss has been judged yet.
+    private var lossJudged = false
     /// The first back-off for an overrun follows a path that may be far under the rate (a start
     /// at the cap, a link stepped down); by the next, close after it, the rate has been halved twice.
     private var lastOverrunBackOff: Instant?
@@ -579,7 +581,14 @@ public struct SendSideBandwidthEstimator: Sendable {
         // much in one window of twenty, so two in a row are not it.
         let lostMuch = nacked != nil && !draining && loss >= LossBasedEstimator.randomLossReading
         let told = ((nacked?.behindAQueue ?? false) || carried != nil) && !draining
-        let overrun = (told || lostMuch && lossPersists) && (nacked?.ratio ?? 0) >= (reported ?? 0)
+        // Until loss is first judged, the estimate is the start's guess: the cap. A first window
+        // that lost more than a tenth overran the path, though no second late NACK confirmed the
+        // queue yet. Taken off as unconfirmed loss (half of it: 4 → 2.25 Mbit/s into a 1.5 Mbit/s
+        // link), it left the rate over the link for a third back-off, and rtpbin's view stood
+        // still until 3.5 s, where with the first window confirmed it was back by 2.5.
+        let untried = !lossJudged && nacked != nil && loss > LossBasedEstimator.highLoss
+        lossJudged = true
+        let overrun = (told || lostMuch && (lossPersists || untried)) && (nacked?.ratio ?? 0) >= (reported ?? 0)
         if nacked != nil { (lossPersists, beforeUnconfirmedBackOff) = (lostMuch && !overrun, nil) }
         lossBased.update(
             lossRatio: loss, sending: sent, overrun: overrun, carried: overrun ? carried : nil,

@@ -199,19 +199,21 @@ struct LossAndProbeTests {
         #expect(run.at.count == 2 && run.at.first == 1.0 && run.at.last! < 2.5, "\(run.at)")
     }
 
-    /// 1.92 Mbit/s from a 2 Mbit/s cap for 4 s, a 1200-byte packet every 5 ms: a fifth of the first
-    /// window NACKed on time (no queue yet confirmed), then NACKs 300 ms late from the window that
-    /// begins `windowsLater` windows after; the estimate before the first back-off and after each.
-    private static func toldTwice(windowsLater: Int) -> (before: Double, after: [Double]) {
+    /// 1.92 Mbit/s from a 2 Mbit/s cap for 5 s, a 1200-byte packet every 5 ms: when `capTried`, one
+    /// packet of the first second NACKed (the cap passed), then 40 packets of the next window NACKed on time (no
+    /// queue yet confirmed), then NACKs 300 ms late from the window that begins `windowsLater`
+    /// windows after; the estimate before the first back-off and after each.
+    private static func toldTwice(windowsLater: Int, capTried: Bool = true) -> (before: Double, after: [Double]) {
         var estimator = SendSideBandwidthEstimator(cap: 2_000_000, feedbackKind: .receiverReports)
         let before = estimator.lossBasedBitrate
         var after: [Double] = []
-        let late = 230 + 140 * (windowsLater - 1)
-        for i in 0..<800 {
+        let late = 430 + 140 * (windowsLater - 1)
+        for i in 0..<1000 {
             let now = Instant.zero + .milliseconds(Int64(5 * i))
             let was = estimator.lossBasedBitrate
             _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
-            if i == 170 { estimator.onNack(sequenceNumbers: (10..<50).map { UInt16($0) }, at: now) }
+            if capTried, i == 30 { estimator.onNack(sequenceNumbers: [10], at: now) }
+            if i == 370 { estimator.onNack(sequenceNumbers: (210..<250).map { UInt16($0) }, at: now) }
             if i == late + 60 { estimator.onNack(sequenceNumbers: (late..<late + 30).map { UInt16($0) }, waited: .milliseconds(300), at: now) }
             if i == late + 80 { estimator.onNack(sequenceNumbers: (late + 40..<late + 45).map { UInt16($0) }, waited: .milliseconds(300), at: now) }
             if estimator.lossBasedBitrate < was { after.append(estimator.lossBasedBitrate) }
@@ -227,6 +229,15 @@ struct LossAndProbeTests {
         let apart = Self.toldTwice(windowsLater: 2)
         #expect(apart.after.count == 2, "\(apart.after)")
         #expect(apart.after.last.map { $0 < 0.5 * apart.before - 50_000 } == true, "\(apart.before) → \(apart.after)")
+    }
+
+    @Test func estimator_theFirstWindowJudged_losingOverATenthOfTheUntriedCap_isAnOverrun() {
+        // No queue is confirmed, but nothing has tried the cap either: the window halves it, and
+        // the confirmed one after is a second overrun close after the first, halved again.
+        let untried = Self.toldTwice(windowsLater: 1, capTried: false)
+        #expect(untried.after.count == 2, "\(untried.after)")
+        #expect(untried.after.first.map { $0 <= 0.5 * untried.before + 1 } == true, "\(untried.before) → \(untried.after)")
+        #expect(untried.after.last.map { $0 <= 0.25 * untried.before + 1 } == true, "\(untried.before) → \(untried.after)")
     }
 
     /// 1.92 Mbit/s under a 2 Mbit/s cap for 4 s, a 1200-byte packet every 5 ms; of the packets
