@@ -582,13 +582,13 @@ public struct SendSideBandwidthEstimator: Sendable {
         let lostMuch = nacked != nil && !draining && loss >= LossBasedEstimator.randomLossReading
         let told = ((nacked?.behindAQueue ?? false) || carried != nil) && !draining
         // Until loss is first judged, the estimate is the start's guess: the cap. A first window
-        // that lost more than a tenth overran the path, though no second late NACK confirmed the
-        // queue yet. Taken off as unconfirmed loss (half of it: 4 → 2.25 Mbit/s into a 1.5 Mbit/s
-        // link), it left the rate over the link for a third back-off, and rtpbin's view stood
-        // still until 3.5 s, where with the first window confirmed it was back by 2.5.
-        let untried = !lossJudged && nacked != nil && loss > LossBasedEstimator.highLoss
+        // that lost a twentieth overran the path, though no second late NACK confirmed the queue
+        // yet. Taken off as unconfirmed loss (4 → 2.25 Mbit/s into a 1.5 Mbit/s link, by half of
+        // it; 4 → 3.2 held at what got through), it left the rate over the link for a third
+        // back-off, and rtpbin's view stood still until 3.5 s, where with the first window
+        // confirmed it was back by 2.5.
+        let overrun = (told || lostMuch && (lossPersists || !lossJudged)) && (nacked?.ratio ?? 0) >= (reported ?? 0)
         lossJudged = true
-        let overrun = (told || lostMuch && (lossPersists || untried)) && (nacked?.ratio ?? 0) >= (reported ?? 0)
         if nacked != nil { (lossPersists, beforeUnconfirmedBackOff) = (lostMuch && !overrun, nil) }
         lossBased.update(
             lossRatio: loss, sending: sent, overrun: overrun, carried: overrun ? carried : nil,
