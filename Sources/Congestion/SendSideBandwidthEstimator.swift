@@ -175,7 +175,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var transportFeedbackHeard = false
     private var lastReceiverReport: Instant?
     private var lastLossBackOff: Instant?
-    /// Whether a receiver report or a window of NACK-counted loss has been judged yet.
+    /// Whether a window of NACK-counted loss, or a receiver report on more than such a window of
+    /// sending, has been judged yet.
     private var lossJudged = false
     /// The first back-off for an overrun follows a path that may be far under the rate (a start
     /// at the cap, a link stepped down); by the next, close after it, the rate has been halved twice.
@@ -581,14 +582,16 @@ public struct SendSideBandwidthEstimator: Sendable {
         // much in one window of twenty, so two in a row are not it.
         let lostMuch = nacked != nil && !draining && loss >= LossBasedEstimator.randomLossReading
         let told = ((nacked?.behindAQueue ?? false) || carried != nil) && !draining
-        // Until loss is first judged, the estimate is the start's guess: the cap. A first window
-        // that lost a twentieth overran the path, though no second late NACK confirmed the queue
-        // yet. Taken off as unconfirmed loss (4 → 2.25 Mbit/s into a 1.5 Mbit/s link, by half of
-        // it; 4 → 3.2 held at what got through), it left the rate over the link for a third
-        // back-off, and rtpbin's view stood still until 3.5 s, where with the first window
-        // confirmed it was back by 2.5.
-        let overrun = (told || lostMuch && (lossPersists || !lossJudged)) && (nacked?.ratio ?? 0) >= (reported ?? 0)
-        lossJudged = true
+        // Until loss is first judged, the estimate is the start's guess: the cap. A twentieth lost
+        // from it, by NACKs or a report, overran the path, though no second late NACK confirmed the
+        // queue yet. Taken off as unconfirmed loss (4 → 2.25 Mbit/s into a 1.5 Mbit/s link, by
+        // half of it; 4 → 3.2 held at what got through), it left the rate over the link for a
+        // third back-off, and rtpbin's view stood still until 3.5 s, where with the first window
+        // confirmed it was back by 2.5. A report on less than a NACK window of sending judges
+        // nothing: rtpbin's first comes within 0.25 s, before the queue overflows.
+        let untried = !lossJudged && !draining && loss >= LossBasedEstimator.randomLossReading
+        if nacked != nil || firstPacketSent.map({ now - $0 >= NackLossMeter.window }) ?? false { lossJudged = true }
+        let overrun = (told || lostMuch && lossPersists) && (nacked?.ratio ?? 0) >= (reported ?? 0) || untried
         if nacked != nil { (lossPersists, beforeUnconfirmedBackOff) = (lostMuch && !overrun, nil) }
         lossBased.update(
             lossRatio: loss, sending: sent, overrun: overrun, carried: overrun ? carried : nil,

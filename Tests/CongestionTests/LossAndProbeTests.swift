@@ -203,8 +203,9 @@ struct LossAndProbeTests {
     /// packet of the first second NACKed (the cap passed), then `firstLost` packets from the 210th
     /// NACKed on time (no queue yet confirmed), then NACKs 300 ms late from the window that begins
     /// `windowsLater` windows after; the estimate before the first back-off and after each.
-    private static func toldTwice(windowsLater: Int, capTried: Bool = true, firstLost: Int = 40)
-        -> (before: Double, after: [Double]) {
+    /// `report`: a receiver report's fraction lost, and the packet it comes with.
+    private static func toldTwice(windowsLater: Int, capTried: Bool = true, firstLost: Int = 40,
+                                  report: (lost: Double, at: Int)? = nil) -> (before: Double, after: [Double]) {
         var estimator = SendSideBandwidthEstimator(cap: 2_000_000, feedbackKind: .receiverReports)
         let before = estimator.lossBasedBitrate
         var after: [Double] = []
@@ -214,6 +215,7 @@ struct LossAndProbeTests {
             let was = estimator.lossBasedBitrate
             _ = estimator.onPacketSent(size: 1200, at: now, sequenceNumber: UInt16(i))
             if capTried, i == 30 { estimator.onNack(sequenceNumbers: [10], at: now) }
+            if let report, i == report.at { estimator.onReceiverReport(fractionLost: report.lost, at: now) }
             if i == 370 { estimator.onNack(sequenceNumbers: (210..<210 + firstLost).map { UInt16($0) }, at: now) }
             if i == late + 60 { estimator.onNack(sequenceNumbers: (late..<late + 30).map { UInt16($0) }, waited: .milliseconds(300), at: now) }
             if i == late + 80 { estimator.onNack(sequenceNumbers: (late + 40..<late + 45).map { UInt16($0) }, waited: .milliseconds(300), at: now) }
@@ -243,6 +245,12 @@ struct LossAndProbeTests {
             #expect(untried.after.first.map { $0 <= 0.5 * untried.before + 1 } == true, "\(lost): \(untried.before) → \(untried.after)")
             #expect(untried.after.last.map { $0 <= 0.25 * untried.before + 1 } == true, "\(lost): \(untried.before) → \(untried.after)")
         }
+        // A report on the first 0.2 s of sending, nothing lost, says nothing of the cap; one on
+        // 0.6 s that lost a fifth is the first judgement, and halves it.
+        let early = Self.toldTwice(windowsLater: 1, capTried: false, report: (0, 40))
+        #expect(early.after.first.map { $0 <= 0.5 * early.before + 1 } == true, "\(early.before) → \(early.after)")
+        let reported = Self.toldTwice(windowsLater: 1, capTried: false, report: (0.2, 120))
+        #expect(reported.after.first.map { $0 <= 0.5 * reported.before + 1 } == true, "\(reported.before) → \(reported.after)")
         let random = Self.toldTwice(windowsLater: 1, capTried: false, firstLost: 10)
         #expect(random.after.count == 1, "\(random.after)")
         #expect(random.after.first.map { (0.45 * random.before...0.55 * random.before).contains($0) } == true, "\(random.after)")
