@@ -587,8 +587,8 @@ public struct SendSideBandwidthEstimator: Sendable {
         // queue yet. Taken off as unconfirmed loss (4 → 2.25 Mbit/s into a 1.5 Mbit/s link, by
         // half of it; 4 → 3.2 held at what got through), it left the rate over the link for a
         // third back-off, and rtpbin's view stood still until 3.5 s, where with the first window
-        // confirmed it was back by 2.5. A report on less than a NACK window of sending judges
-        // nothing: rtpbin's first comes within 0.25 s, before the queue overflows.
+        // confirmed it was back by 2.5. A report on less than a NACK window of sending does not
+        // make the cap tried: rtpbin's first comes within 0.25 s, before the queue overflows.
         let untried = !lossJudged && !draining && loss >= LossBasedEstimator.randomLossReading
         if nacked != nil || firstPacketSent.map({ now - $0 >= NackLossMeter.window }) ?? false { lossJudged = true }
         let overrun = (told || lostMuch && lossPersists) && (nacked?.ratio ?? 0) >= (reported ?? 0) || untried
