@@ -588,9 +588,10 @@ public struct SendSideBandwidthEstimator: Sendable {
         // half of it; 4 → 3.2 held at what got through), it left the rate over the link for a
         // third back-off, and rtpbin's view stood still until 3.5 s, where with the first window
         // confirmed it was back by 2.5. A report on less than a NACK window of sending does not
-        // make the cap tried: rtpbin's first comes within 0.25 s, before the queue overflows.
+        // make the cap tried: rtpbin's first comes within 0.25 s, before the queue overflows. One
+        // that halved it did: the next window's loss is the halved rate's.
         let untried = !lossJudged && !draining && loss >= LossBasedEstimator.randomLossReading
-        if nacked != nil || firstPacketSent.map({ now - $0 >= NackLossMeter.window }) ?? false { lossJudged = true }
+        if untried || nacked != nil || firstPacketSent.map({ now - $0 >= NackLossMeter.window }) ?? false { lossJudged = true }
         let overrun = (told || lostMuch && lossPersists) && (nacked?.ratio ?? 0) >= (reported ?? 0) || untried
         if nacked != nil { (lossPersists, beforeUnconfirmedBackOff) = (lostMuch && !overrun, nil) }
         lossBased.update(

@@ -251,6 +251,12 @@ struct LossAndProbeTests {
         #expect(early.after.first.map { $0 <= 0.5 * early.before + 1 } == true, "\(early.before) → \(early.after)")
         let reported = Self.toldTwice(windowsLater: 1, capTried: false, report: (0.2, 120))
         #expect(reported.after.first.map { $0 <= 0.5 * reported.before + 1 } == true, "\(reported.before) → \(reported.after)")
+        // An early report that halved the cap was its first judgement: the window after, 7 % lost
+        // with no queue told, is the halved rate's and may be random; only the confirmed one halves.
+        let halvedEarly = Self.toldTwice(windowsLater: 1, capTried: false, firstLost: 20, report: (0.2, 40))
+        #expect(halvedEarly.after.count == 2, "\(halvedEarly.after)")
+        #expect(halvedEarly.after.last.map { $0 >= 0.25 * halvedEarly.before - 1 } == true,
+                "\(halvedEarly.before) → \(halvedEarly.after)")
         let random = Self.toldTwice(windowsLater: 1, capTried: false, firstLost: 10)
         #expect(random.after.count == 1, "\(random.after)")
         #expect(random.after.first.map { (0.45 * random.before...0.55 * random.before).contains($0) } == true, "\(random.after)")
