@@ -106,6 +106,7 @@ public struct NackLossMeter: Sendable {
         var sentAt: Instant
         var waited: Duration
         var at: Instant
+        var fresh: Int
     }
     private var waits: [Wait] = []
     /// Losses named first once the window that held them had been judged: they count in the next
@@ -163,7 +164,7 @@ public struct NackLossMeter: Sendable {
         }
         if let waited, let newestSentAt, let after = sent[Self.slot(newestSentAt.number &+ 1)],
            after.sequenceNumber == newestSentAt.number &+ 1 {
-            waits.append(Wait(sentAt: after.at, waited: waited, at: now))
+            waits.append(Wait(sentAt: after.at, waited: waited, at: now, fresh: fresh))
             if waits.count > Self.waitsKept { waits.removeFirst() }
         }
         // A NACK that only asks again (its first answer was lost too, or is on its way) is late
@@ -303,6 +304,16 @@ public struct NackLossMeter: Sendable {
         guard let newest = recent.max(by: { $0.sentAt < $1.sentAt }), newest.waited >= Self.fillingDepth,
               let growth = Self.slope(of: recent, spanning: Self.fillingSpan) else { return nil }
         return growth
+    }
+
+    /// Whether the NACKs for packets sent from `from` on say a queue still stands `depth` deep: at
+    /// least two of them, naming `queueEvidenceLosses` losses first between them, and each waited
+    /// that long. The least, not the newest: a receiver that holds some NACKs for its regular
+    /// reports makes those wait longer than the queue did.
+    public func queueStands(sentFrom from: Instant, depth: Duration) -> Bool {
+        let since = waits.filter { $0.sentAt >= from }
+        guard since.count >= 2, since.reduce(0, { $0 + $1.fresh }) >= Self.queueEvidenceLosses else { return false }
+        return since.allSatisfy { $0.waited >= depth }
     }
 
     private static func slope(of samples: [Wait], spanning span: Duration) -> Double? {

@@ -108,6 +108,13 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// what was sent (media and resends) is over the path by that share, so the path carries
     /// what was sent over one plus it. Smaller, a receiver's hold on its NACKs could make it.
     static let fillingQueueGrowth = 0.1
+    /// After a back-off behind a queue that waited D, packets sent D later meet it drained to under
+    /// this share of D if the rate went to two thirds of the path or less. Still as deep, the rate
+    /// is over the path, or so near it that the queue stands for seconds; a receiver whose jitter
+    /// buffer waits less than the queue (rtpbin: 200 ms) shows nothing meanwhile. Judged only by
+    /// the next window, each halving after a step down from 3 to 0.6 Mbit/s took 2 s: the drain,
+    /// the window, and the NACKs' settling, while rtpbin's view stood still.
+    static let drainedQueue = 0.8
     /// The estimate rising this much since the last probe (far from any
     /// known ceiling, so by multiplicative steps) means the path has room
     /// the rate control would take many seconds to find: probe it. After
@@ -186,6 +193,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// overrun's packets to meet. Counted as one, it held back the windows that followed a step
     /// down 2 s later, and the estimate took 3 s to follow the link down from 3 to 0.6 Mbit/s.
     private var lastFillingBackOff: Instant?
+    /// The last back-off for an overrun behind a queue the NACKs' waits measured, and that wait.
+    private var queueLeft: (at: Instant, wait: Duration)?
     /// Until when the queue an overrun left drains, as the NACKs' waits measured it, while no
     /// transport-wide feedback can say when it has.
     private var queueDrainsUntil: Instant?
@@ -384,7 +393,22 @@ public struct SendSideBandwidthEstimator: Sendable {
            let growth = nackLoss.fillingQueue(at: now), growth >= Self.fillingQueueGrowth {
             backOff(forAQueueFillingAt: growth, at: now)
         }
+        if feedbackKind == .receiverReports, let left = queueLeft, now - left.at < Self.overrunsCloseTogether,
+           nackLoss.queueStands(sentFrom: left.at + left.wait, depth: max(NackLossMeter.standingQueue, left.wait * Self.drainedQueue)) {
+            backOff(forAQueueThatStands: left.wait, at: now)
+        }
         updateLossFromReports(at: now)
+    }
+
+    /// A back-off behind a queue left it standing as deep a queue's wait later: the rate is still
+    /// over the path (docs/behaviour.md §7.7).
+    private mutating func backOff(forAQueueThatStands wait: Duration, at now: Instant) {
+        let before = lossBased.bitrate
+        lossBased.update(lossRatio: LossBasedEstimator.overrunDecrease, sending: sending.rate(at: now) * 8, overrun: true,
+                         applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
+        guard lossBased.bitrate < before else { return }
+        beforeUnconfirmedBackOff = nil
+        backedOff(overrun: true, queueWait: wait, at: now)
     }
 
     /// The NACKs' waits say a queue fills before it overflows: back off under what the path carries
@@ -593,14 +617,15 @@ public struct SendSideBandwidthEstimator: Sendable {
         let untried = !lossJudged && !draining && loss >= LossBasedEstimator.randomLossReading
         if untried || nacked != nil || firstPacketSent.map({ now - $0 >= NackLossMeter.window }) ?? false { lossJudged = true }
         let overrun = (told || lostMuch && lossPersists) && (nacked?.ratio ?? 0) >= (reported ?? 0) || untried
+        let stands = (nacked?.behindAQueue ?? false) && nacked?.queueGrowth.map { abs($0) < Self.fillingQueueGrowth } ?? false
         if nacked != nil { (lossPersists, beforeUnconfirmedBackOff) = (lostMuch && !overrun, nil) }
         lossBased.update(
-            lossRatio: loss, sending: sent, overrun: overrun, carried: overrun ? carried : nil,
+            lossRatio: loss, sending: sent, overrun: overrun, carried: overrun ? carried : nil, queueStands: stands,
             applicationLimited: applicationLimit.isLimited, roundTrip: roundTrip, at: now)
         guard lossBased.bitrate < before else { return }
-        // Measured, the path's rate says where to land; the rule for an overrun told twice is for
-        // back-offs that only guess it.
-        if overrun, carried == nil, let toldBefore {
+        // Measured, the path's rate says where to land, and so does a queue that stands full; the
+        // rule for an overrun told twice is for back-offs that only guess it.
+        if overrun, carried == nil, !stands, let toldBefore {
             lossBased.landOneOverrunToldTwice(at: min(before, Self.overrunToldTwiceLandsAt * toldBefore))
         } else if !overrun {
             beforeUnconfirmedBackOff = before
@@ -620,6 +645,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         nackLoss.restart(judgedFrom: now + drain)
         lastLossBackOff = now
         if overrun { lastOverrunBackOff = now }
+        queueLeft = overrun && queueWait >= NackLossMeter.standingQueue ? (now, queueWait) : nil
         if lossBased.landedUnderCarried { queueDrainsUntil = now + drain }
     }
 }
