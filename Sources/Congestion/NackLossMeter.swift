@@ -101,7 +101,7 @@ public struct NackLossMeter: Sendable {
     /// When the NACKs that came `lateFrom` late came, and how many losses each named first.
     private var lateNacks: [(at: Instant, fresh: Int)] = []
     /// Each NACK that named a loss first: when the packet after its newest loss left, how long
-    /// beyond the round trip the NACK came after that, and when it came.
+    /// beyond the round trip the NACK came after that, when it came, and how many losses it named first.
     private struct Wait: Sendable {
         var sentAt: Instant
         var waited: Duration
