@@ -62,12 +62,12 @@ public struct NackLossMeter: Sendable {
     /// NACKs, over at least `queueGrowthSpan` of sending, say how fast; fewer could be a receiver
     /// that holds some NACKs for its regular reports (rtpbin: up to 485 ms).
     static let queueGrowthSamples = 8
+    static let queueGrowthSpan: Duration = .milliseconds(300)
     /// A full queue's tail drop brings NACKs many times a second; random loss of 2 % at 1 Mbit/s,
     /// about two. With two NACKs naming five losses enough, held NACKs under 2 % random loss said a
     /// queue stood 1.4 s after a halving to 1 Mbit/s on a 1.5 Mbit/s link, and the estimate halved
     /// again to 0.5 and used 46 % of the link (rtpbin behind a tbf).
     static let queueStandsSamples = 8
-    static let queueGrowthSpan: Duration = .milliseconds(300)
     static let waitsKept = 128
     /// A receiver that asks by its clock NACKs each packet a growing queue holds back, every
     /// 20 ms or so, long before the queue overflows: behind a 1.5 Mbit/s tbf with 200 ms of

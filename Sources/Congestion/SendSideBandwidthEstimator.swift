@@ -193,8 +193,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// overrun's packets to meet. Counted as one, it held back the windows that followed a step
     /// down 2 s later, and the estimate took 3 s to follow the link down from 3 to 0.6 Mbit/s.
     private var lastFillingBackOff: Instant?
-    /// The last back-off for an overrun behind a queue the NACKs' waits measured, and that wait.
-    private var queueLeft: (at: Instant, wait: Duration)?
+    /// How long the queue behind the last back-off (`lastOverrunBackOff`) held packets, as its
+    /// NACKs' waits measured it; nil when they measured none, or a back-off for no overrun came since.
+    private var overrunQueueWait: Duration?
     /// Until when the queue an overrun left drains, as the NACKs' waits measured it, while no
     /// transport-wide feedback can say when it has.
     private var queueDrainsUntil: Instant?
@@ -393,9 +394,10 @@ public struct SendSideBandwidthEstimator: Sendable {
            let growth = nackLoss.fillingQueue(at: now), growth >= Self.fillingQueueGrowth {
             backOff(forAQueueFillingAt: growth, at: now)
         }
-        if feedbackKind == .receiverReports, let left = queueLeft, now - left.at < Self.overrunsCloseTogether,
-           nackLoss.queueStands(sentFrom: left.at + left.wait, depth: max(NackLossMeter.standingQueue, left.wait * Self.drainedQueue)) {
-            backOff(forAQueueThatStands: left.wait, at: now)
+        if feedbackKind == .receiverReports, let wait = overrunQueueWait, let last = lastOverrunBackOff,
+           now - last < Self.overrunsCloseTogether,
+           nackLoss.queueStands(sentFrom: last + wait, depth: max(NackLossMeter.standingQueue, wait * Self.drainedQueue)) {
+            backOff(forAQueueThatStands: wait, at: now)
         }
         updateLossFromReports(at: now)
     }
@@ -645,7 +647,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         nackLoss.restart(judgedFrom: now + drain)
         lastLossBackOff = now
         if overrun { lastOverrunBackOff = now }
-        queueLeft = overrun && queueWait >= NackLossMeter.standingQueue ? (now, queueWait) : nil
+        overrunQueueWait = overrun && queueWait >= NackLossMeter.standingQueue ? queueWait : nil
         if lossBased.landedUnderCarried { queueDrainsUntil = now + drain }
     }
 }
