@@ -23,7 +23,7 @@ import Media
 ///
 /// A keyframe every `lastResortFrames` frames is made only while some
 /// receiver has never asked for one: it has nothing else to recover from a
-/// loss with. For a receiver that asks, such a keyframe is only a burst, and
+/// loss with (and, while it has sent nothing at all, a few sooner). For a receiver that asks, such a keyframe is only a burst, and
 /// on a link that is the limit a burst overruns the bottleneck's queue.
 public struct KeyframeGate: Sendable {
     public static let minimumInterval: Duration = .milliseconds(300)
@@ -43,6 +43,13 @@ public struct KeyframeGate: Sendable {
     /// Frames between keyframes for a receiver that never asks for one: 10 s of a moving
     /// screen at 30 fps, five minutes of a still one's once-a-second repeat.
     public static let lastResortFrames = 300
+    /// A receiver that has sent nothing at all may be a player started after the share's first
+    /// keyframe went by (ffmpeg or GStreamer opening the SDP the share wrote, with no call client
+    /// to ask for it): it cannot ask, and on the last resort alone it showed nothing for 10 s.
+    /// While one is silent, the last resort comes this long after the keyframe before it, twice
+    /// as long each time, `silentKeyframes` times: 1, 3, 7 and 15 s after the first.
+    public static let firstSilentSpacing: Duration = .seconds(1)
+    public static let silentKeyframes = 4
 
     /// Who asks.
     public enum Asker: Sendable {
@@ -59,6 +66,7 @@ public struct KeyframeGate: Sendable {
     }
 
     private var lastKeyframe: Instant?
+    private var silentKeyframesMade = 0
     /// Frames encoded since the last keyframe.
     private var framesSinceKeyframe = 0
     /// When the last keyframe's last packet left; nil while it is still queued.
@@ -94,10 +102,17 @@ public struct KeyframeGate: Sendable {
         }
     }
 
-    /// Asks for the last-resort keyframe when it is due and `needed`: a receiver has never asked for one.
-    public mutating func lastResort(at now: Instant, needed: Bool) {
-        guard needed, pending == nil, framesSinceKeyframe >= Self.lastResortFrames else { return }
-        request(at: now, by: .lastResort)
+    /// Asks for the last-resort keyframe when it is due and `needed`: a receiver has never asked
+    /// for one. `silent`: a receiver has sent nothing at all.
+    public mutating func lastResort(at now: Instant, needed: Bool, silent: Bool = false) {
+        guard needed, pending == nil else { return }
+        if silent, silentKeyframesMade < Self.silentKeyframes, let lastKeyframe,
+           now - lastKeyframe >= Self.firstSilentSpacing * (1 << silentKeyframesMade) {
+            silentKeyframesMade += 1
+            request(at: now, by: .lastResort)
+        } else if framesSinceKeyframe >= Self.lastResortFrames {
+            request(at: now, by: .lastResort)
+        }
     }
 
     /// The encoder made a frame that is not a keyframe.

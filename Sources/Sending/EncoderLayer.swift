@@ -228,7 +228,8 @@ package final class EncoderLayer: @unchecked Sendable {
             if !state.gate.isPending && awaiting.contains(true) {
                 state.gate.request(at: now, by: .streamWithoutKeyframe)
             }
-            state.gate.lastResort(at: now, needed: receivers.contains { !$0.feed.asksForKeyframes })
+            state.gate.lastResort(at: now, needed: receivers.contains { !$0.feed.asksForKeyframes },
+                                  silent: receivers.contains { !$0.feed.heardFrom })
             let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: receivers.contains { $0.feed.target.limit.isPath })
             guard let target else {
                 // No member yet (or none left): nothing to encode for.

@@ -169,6 +169,8 @@ public final class SenderConnection: @unchecked Sendable {
         let target: SendSideBandwidthEstimator.Target
         /// The receiver has asked for a keyframe (PLI or FIR): it will ask again when it needs one.
         let asksForKeyframes: Bool
+        /// Some feedback has come from the receiver: it is not a player that cannot send any.
+        let heardFrom: Bool
         /// The target is kept by queueing delay (transport-wide feedback), not by loss alone.
         let seesQueueing: Bool
         /// Bits per second resent to the receiver lately.
@@ -192,6 +194,7 @@ public final class SenderConnection: @unchecked Sendable {
         lock.withLock {
             Feed(transceiver: state.transceiver, queue: queue, target: state.bandwidth.target(at: now),
                  asksForKeyframes: state.plisReceived + state.firsReceived > 0,
+                 heardFrom: state.plisReceived + state.firsReceived > 0 || state.bandwidth.feedbackHeard,
                  seesQueueing: state.bandwidth.feedbackKind == .transportWide,
                  resending: state.retransmissionMeter.rate(at: now),
                  pathBacklog: state.bandwidth.pathBacklog(at: now))

@@ -33,25 +33,39 @@ struct KeyframeGateTests {
         #expect(idrs.count >= 4)
     }
 
-    @Test func lastResortKeyframe_every300Frames_onlyWhileAReceiverNeverAsks() {
-        // 30 fps for 25 s. Needed: a keyframe after each 300 frames, and none sooner. Not needed
-        // (every receiver asks when it needs one): none after the first.
-        for needed in [true, false] {
-            var gate = KeyframeGate()
-            var keyframes: [Int] = []
-            for frame in 0..<750 {
-                let now = Instant.zero + .nanoseconds(Int64(frame) * 33_333_333)
-                gate.lastResort(at: now, needed: needed)
-                if frame == 0 { gate.request(at: now) }
-                if gate.shouldEncodeKeyframe(at: now, linkLimited: true) {
-                    gate.keyframeEncoded(at: now)
-                    keyframes.append(frame)
-                } else {
-                    gate.frameEncoded()
-                }
+    /// The frames that were keyframes, at 30 fps on a link that is the limit: one asked for at
+    /// the start, and the last resort's.
+    func lastResortKeyframes(frames: Int, needed: Bool, silent: Bool = false) -> [Int] {
+        var gate = KeyframeGate()
+        var keyframes: [Int] = []
+        for frame in 0..<frames {
+            let now = Instant.zero + .nanoseconds(Int64(frame) * 33_333_333)
+            gate.lastResort(at: now, needed: needed, silent: silent)
+            if frame == 0 { gate.request(at: now) }
+            if gate.shouldEncodeKeyframe(at: now, linkLimited: true) {
+                gate.keyframeEncoded(at: now)
+                keyframes.append(frame)
+            } else {
+                gate.frameEncoded()
             }
-            #expect(keyframes == (needed ? [0, 301, 602] : [0]), "needed: \(needed)")
         }
+        return keyframes
+    }
+
+    @Test func lastResortKeyframe_every300Frames_onlyWhileAReceiverNeverAsks() {
+        // 25 s. Needed: a keyframe after each 300 frames, and none sooner. Not needed (every
+        // receiver asks when it needs one): none after the first.
+        #expect(lastResortKeyframes(frames: 750, needed: true) == [0, 301, 602])
+        #expect(lastResortKeyframes(frames: 750, needed: false) == [0])
+    }
+
+    @Test func lastResortKeyframe_whileAReceiverIsSilent_comesSooner_fourTimes() {
+        // 40 s, a receiver that never asks. Silent (nothing at all from it: a player that may
+        // have started after the first keyframe): keyframes at 1, 3, 7 and 15 s (each on the
+        // first frame at or past it: frames are a hair under 1/30 s apart), then 300 frames after
+        // the last. Heard from (its reports came): 300 frames apart only.
+        #expect(lastResortKeyframes(frames: 1200, needed: true, silent: true) == [0, 31, 92, 213, 454, 755, 1056])
+        #expect(lastResortKeyframes(frames: 1200, needed: true, silent: false) == [0, 301, 602, 903])
     }
 
     @Test func requestWithinIntervalWaitsUntilItEnds() {

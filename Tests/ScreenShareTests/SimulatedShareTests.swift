@@ -64,20 +64,28 @@ import Testing
     }
 
     @Test func lastResortKeyframe_goesOnlyToAReceiverThatNeverAsks() throws {
-        // A moving screen for 14 s. A receiver that has sent no PLI has nothing but the
-        // last-resort keyframe to recover from a loss with: one comes 300 frames (10 s) after the
-        // first. One that asked once, at 0.5 s (answered once the first keyframe's repair window
-        // and grace have gone by), asks when it needs one: none comes unasked.
-        for asks in [false, true] {
+        // A moving screen for 14 s. A receiver that reports (an RR at 0.5 s) but has sent no PLI
+        // has nothing but the last-resort keyframe to recover from a loss with: one comes 300
+        // frames (10 s) after the first. One that asked once, at 0.5 s (answered once the first
+        // keyframe's repair window and grace have gone by), asks when it needs one: none comes
+        // unasked. One that has sent nothing at all may have started after the first keyframe:
+        // keyframes at 1, 3 and 7 s, and none more by 14 s.
+        enum Receiver: CaseIterable { case reports, asks, silent }
+        for receiver in Receiver.allCases {
             let share = try SimulatedShare(scenario: .motion)
             defer { share.stop() }
             share.run(for: .milliseconds(500))
-            if asks { share.receive(.pictureLossIndication(PictureLossIndication(senderSSRC: 7, mediaSSRC: share.connection.ssrc))) }
+            let ssrc = share.connection.ssrc
+            switch receiver {
+            case .reports: share.receive(.receiverReport(ReceiverReport(ssrc: 7, reports: [ReceptionReport(ssrc: ssrc)])))
+            case .asks: share.receive(.pictureLossIndication(PictureLossIndication(senderSSRC: 7, mediaSSRC: ssrc)))
+            case .silent: break
+            }
             share.run(until: 4)
             let early = share.connection.keyframesMade
-            #expect(early == (asks ? 2 : 1), "asks: \(asks)")
+            #expect(early == [.reports: 1, .asks: 2, .silent: 3][receiver], "\(receiver)")
             share.run(until: 14)
-            #expect(share.connection.keyframesMade == (asks ? early : early + 1), "asks: \(asks)")
+            #expect(share.connection.keyframesMade == early + (receiver == .asks ? 0 : 1), "\(receiver)")
         }
     }
 

@@ -1,5 +1,7 @@
-"""ffprobe opening the SDP file screenshare writes: codec, size and the
-SPS level against the true level of H.264's Table A-1."""
+"""ffprobe and ffmpeg opening the SDP file screenshare writes: codec, size
+and the SPS level against the true level of H.264's Table A-1; and a player
+that starts after the share's first keyframe, with no one to ask for
+another, showing a picture soon all the same."""
 import json
 import os
 import subprocess
@@ -88,7 +90,35 @@ def check_ffprobe_motion(check):
     check.expect(level == 31, "SPS level %s, not 31" % level)
 
 
+def check_ffmpeg_join(check):
+    """ffmpeg opens the SDP 1.5 s into a share, long after its first keyframe, and nothing asks for another (it sends no feedback): its first picture within 4 s (the last resort alone: 8.5 s), ≥ 30 in 6 s."""
+    check.row.update(peer="ffmpeg (SDP)", policy="balanced")
+    sdp = os.path.join(check.work, "screenshare.sdp")
+    sender = check.sender(["--size", "1280x720", "--scenario", "motion", "--to", "127.0.0.1:5004", "--ssrc", str(SSRC),
+                           "--sdp", sdp])
+    deadline = time.monotonic() + 10
+    while not os.path.exists(sdp) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not check.expect(os.path.exists(sdp), "screenshare wrote no SDP"):
+        return
+    time.sleep(max(0.0, sender.started + 1.5 - time.monotonic()))
+    player = check.start("ffmpeg", ["ffmpeg", "-hide_banner", "-nostats", "-loglevel", "info", "-protocol_whitelist",
+                                    "file,udp,rtp", "-i", sdp, "-vf", "showinfo", "-fps_mode", "passthrough", "-f", "null", "-"])
+    time.sleep(6)
+    player.stop()
+    figures, status = stop_sender(check, sender)
+    pictures = [t - player.started for t, line in player.output() if "Parsed_showinfo" in line and " n:" in line]
+    first = pictures[0] if pictures else None
+    check.row.update(decoded=len(pictures), sent=status.get("framesSent"))
+    check.note("first picture %s after ffmpeg started; keyframes made %s, asked %s, feedback %s" % (
+        "%.1f s" % first if first is not None else "never", figures.get("made"), figures.get("asked"), status.get("feedback")))
+    check.expect(first is not None and first <= 4.0, "ffmpeg's first picture came %s after it started" % (
+        "%.1f s" % first if first is not None else "never"))
+    check.expect(len(pictures) >= 30, "ffmpeg decoded %d pictures in 6 s" % len(pictures))
+
+
 CHECKS = [
     ("ffprobe-balanced", check_ffprobe_balanced, "ffprobe"),
     ("ffprobe-motion", check_ffprobe_motion, "ffprobe"),
+    ("ffmpeg-join", check_ffmpeg_join, "ffmpeg"),
 ]
