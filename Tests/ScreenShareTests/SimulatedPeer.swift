@@ -11,7 +11,9 @@ import Transport
 /// abs-send-time says it left, and answers as the chosen receiver would —
 /// transport-wide feedback every 50–100 ms and NACKs, or NACKs alone (for
 /// all it loses, or for a third), or nothing — with the RTP module's builders, protected as SRTCP when the
-/// share is, reaching the sender one return delay after the receiver sent it.
+/// share is, reaching the sender one return delay after the receiver sent it. Unless it answers
+/// nothing, it also reports once when the first packet arrives, as rtpbin and screen-receiver do
+/// within a quarter of a second: the sender then knows it is heard.
 ///
 /// It stands in for a receiver behind a bottleneck on the manual clock,
 /// which no real receiver and no real `tc` can run on. The sender's
@@ -75,6 +77,7 @@ final class SimulatedPeer: @unchecked Sendable {
     private var sender: (@Sendable (inout [UInt8], Int) -> Void)?
     private var stopping = false
     private var received: [Packet] = []
+    private var reported = false
     /// Transport-wide numbers not yet reported, with their arrivals.
     private var unreported: [(sequenceNumber: UInt16, arrival: Instant?)] = []
     /// RTCP on its way back: when it reaches the sender, and its plain bytes.
@@ -179,6 +182,11 @@ final class SimulatedPeer: @unchecked Sendable {
         let transport = bytes.withUnsafeBytes { transportSequence.read($0) }
         received.append(Packet(ssrc: ssrc, sequenceNumber: sequence, transportSequenceNumber: transport,
                                padding: padding(bytes), bytes: bytes, sendTime: sendTime, arrival: arrival))
+        if feedback != .none, !reported, let arrival {
+            reported = true
+            outgoing.append((arrival + link.propagationDelay,
+                             .receiverReport(ReceiverReport(ssrc: 0x5EED, reports: [ReceptionReport(ssrc: ssrc)]))))
+        }
         if let transport, feedback == .transportWide || feedback == .transportWideNackingWhatItHad {
             unreported.append((transport, arrival))
         }
