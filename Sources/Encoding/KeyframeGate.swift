@@ -23,8 +23,9 @@ import Media
 ///
 /// A keyframe every `lastResortFrames` frames is made only while some
 /// receiver has never asked for one: it has nothing else to recover from a
-/// loss with (and, while it has sent nothing at all, a few sooner). For a receiver that asks, such a keyframe is only a burst, and
-/// on a link that is the limit a burst overruns the bottleneck's queue.
+/// loss with (and, while it has sent nothing at all, a few come sooner). For
+/// a receiver that asks, such a keyframe is only a burst, and on a link that
+/// is the limit a burst overruns the bottleneck's queue.
 public struct KeyframeGate: Sendable {
     public static let minimumInterval: Duration = .milliseconds(300)
     /// While the link is the limit each keyframe is a burst the bottleneck

@@ -109,11 +109,11 @@ def check_ffmpeg_join(check):
     figures, status = stop_sender(check, sender)
     pictures = [t - player.started for t, line in player.output() if "Parsed_showinfo" in line and " n:" in line]
     first = pictures[0] if pictures else None
+    when = "%.1f s" % first if first is not None else "never"
     check.row.update(decoded=len(pictures), sent=status.get("framesSent"))
     check.note("first picture %s after ffmpeg started; keyframes made %s, asked %s, feedback %s" % (
-        "%.1f s" % first if first is not None else "never", figures.get("made"), figures.get("asked"), status.get("feedback")))
-    check.expect(first is not None and first <= 4.0, "ffmpeg's first picture came %s after it started" % (
-        "%.1f s" % first if first is not None else "never"))
+        when, figures.get("made"), figures.get("asked"), status.get("feedback")))
+    check.expect(first is not None and first <= 4.0, "ffmpeg's first picture came %s after it started" % when)
     check.expect(len(pictures) >= 30, "ffmpeg decoded %d pictures in 6 s" % len(pictures))
 
 
