@@ -48,7 +48,9 @@ public struct KeyframeGate: Sendable {
     /// keyframe went by (ffmpeg or GStreamer opening the SDP the share wrote, with no call client
     /// to ask for it): it cannot ask, and on the last resort alone it showed nothing for 10 s.
     /// While one is silent, the last resort comes this long after the keyframe before it, twice
-    /// as long each time, `silentKeyframes` times: 1, 3, 7 and 15 s after the first.
+    /// as long each time, `silentKeyframes` times: 1, 3, 7 and 15 s after the first. A silent
+    /// stream that joins later starts the count again: its player too may open after the
+    /// stream's first keyframe went by.
     public static let firstSilentSpacing: Duration = .seconds(1)
     public static let silentKeyframes = 4
 
@@ -68,6 +70,8 @@ public struct KeyframeGate: Sendable {
 
     private var lastKeyframe: Instant?
     private var silentKeyframesMade = 0
+    /// The silent streams the count is for.
+    private var silentStreams: Set<UInt32> = []
     /// Frames encoded since the last keyframe.
     private var framesSinceKeyframe = 0
     /// When the last keyframe's last packet left; nil while it is still queued.
@@ -104,10 +108,12 @@ public struct KeyframeGate: Sendable {
     }
 
     /// Asks for the last-resort keyframe when it is due and `needed`: a receiver has never asked
-    /// for one. `silent`: a receiver has sent nothing at all.
-    public mutating func lastResort(at now: Instant, needed: Bool, silent: Bool = false) {
+    /// for one. `silent`: the streams (SSRCs) of receivers that have sent nothing at all.
+    public mutating func lastResort(at now: Instant, needed: Bool, silent: Set<UInt32> = []) {
+        if !silent.isSubset(of: silentStreams) { silentKeyframesMade = 0 }
+        silentStreams = silent
         guard needed, pending == nil else { return }
-        if silent, silentKeyframesMade < Self.silentKeyframes, let lastKeyframe,
+        if !silent.isEmpty, silentKeyframesMade < Self.silentKeyframes, let lastKeyframe,
            now - lastKeyframe >= Self.firstSilentSpacing * (1 << silentKeyframesMade) {
             silentKeyframesMade += 1
             request(at: now, by: .lastResort)

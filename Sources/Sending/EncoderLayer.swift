@@ -229,7 +229,7 @@ package final class EncoderLayer: @unchecked Sendable {
                 state.gate.request(at: now, by: .streamWithoutKeyframe)
             }
             state.gate.lastResort(at: now, needed: receivers.contains { !$0.feed.asksForKeyframes },
-                                  silent: receivers.contains { !$0.feed.heardFrom })
+                                  silent: Set(receivers.filter { !$0.feed.heardFrom }.map { $0.feed.transceiver.ssrc }))
             let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: receivers.contains { $0.feed.target.limit.isPath })
             guard let target else {
                 // No member yet (or none left): nothing to encode for.

@@ -34,14 +34,18 @@ struct KeyframeGateTests {
     }
 
     /// The frames that were keyframes, at 30 fps on a link that is the limit: one asked for at
-    /// the start, and the last resort's.
-    func lastResortKeyframes(frames: Int, needed: Bool, silent: Bool = false) -> [Int] {
+    /// the start, one for each stream that joins (`joins`), and the last resort's. `silent`: the
+    /// silent streams at each frame.
+    func lastResortKeyframes(frames: Int, needed: Bool, joins: Set<Int> = [],
+                             silent: (Int) -> Set<UInt32> = { _ in [] }) -> [Int] {
         var gate = KeyframeGate()
         var keyframes: [Int] = []
         for frame in 0..<frames {
             let now = Instant.zero + .nanoseconds(Int64(frame) * 33_333_333)
-            gate.lastResort(at: now, needed: needed, silent: silent)
             if frame == 0 { gate.request(at: now) }
+            // As the layer does: a stream without a keyframe asks before the last resort is looked at.
+            if joins.contains(frame) { gate.request(at: now, by: .streamWithoutKeyframe) }
+            gate.lastResort(at: now, needed: needed, silent: silent(frame))
             if gate.shouldEncodeKeyframe(at: now, linkLimited: true) {
                 gate.keyframeEncoded(at: now)
                 keyframes.append(frame)
@@ -64,8 +68,21 @@ struct KeyframeGateTests {
         // have started after the first keyframe): keyframes at 1, 3, 7 and 15 s (each on the
         // first frame at or past it: frames are a hair under 1/30 s apart), then 300 frames after
         // the last. Heard from (its reports came): 300 frames apart only.
-        #expect(lastResortKeyframes(frames: 1200, needed: true, silent: true) == [0, 31, 92, 213, 454, 755, 1056])
-        #expect(lastResortKeyframes(frames: 1200, needed: true, silent: false) == [0, 301, 602, 903])
+        #expect(lastResortKeyframes(frames: 1200, needed: true, silent: { _ in [1] }) == [0, 31, 92, 213, 454, 755, 1056])
+        #expect(lastResortKeyframes(frames: 1200, needed: true) == [0, 301, 602, 903])
+    }
+
+    @Test func lastResortKeyframe_aSilentStreamThatJoinsLater_getsItsOwnEarlyOnes() {
+        // 40 s. A silent stream from the start: keyframes at 1, 3, 7 and 15 s, then 300 frames
+        // apart. A second silent stream joins at 20 s (frame 600) and is sent a keyframe at once;
+        // its player too may open after that one went by, so the early keyframes come again, 1, 3
+        // and 7 s after it. The first stream leaving at 25 s (frame 750) starts nothing.
+        let streams = { (frame: Int) -> Set<UInt32> in frame < 600 ? [1] : frame < 750 ? [1, 2] : [2] }
+        #expect(lastResortKeyframes(frames: 1200, needed: true, joins: [600], silent: streams)
+                == [0, 31, 92, 213, 454, 600, 631, 692, 813, 1054])
+        // Joined by a stream that is heard from: the 300-frame rule carries on from that keyframe.
+        #expect(lastResortKeyframes(frames: 1200, needed: true, joins: [600], silent: { _ in [1] })
+                == [0, 31, 92, 213, 454, 600, 901])
     }
 
     @Test func requestWithinIntervalWaitsUntilItEnds() {

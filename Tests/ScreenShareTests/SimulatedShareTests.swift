@@ -89,6 +89,24 @@ import Testing
         }
     }
 
+    @Test func silentReceiverAddedLater_getsItsOwnEarlyKeyframes() throws {
+        // A moving screen to a receiver that never sends anything: its early keyframes came at 1,
+        // 3, 7 and 15 s. At 20 s the call client adds a second such receiver (a player of its
+        // own): it is sent a keyframe as it joins, and may have opened after that one went by, so
+        // the layer makes more 1, 3 and 7 s after it, not only the next of every 300 frames.
+        let share = try SimulatedShare(scenario: .motion)
+        defer { share.stop() }
+        share.run(until: 20)
+        #expect(share.connection.keyframesMade == 5, "the first receiver's: at 0, 1, 3, 7 and 15 s")
+        let player = try share.session.addReceiver(ReceiverConfig(id: "player", displayName: "Player",
+                                                                  destination: .ipv4Loopback(port: 9), srtp: nil))
+        share.run(until: 20.5)
+        #expect(share.connection.keyframesMade == 6, "the joining stream's own keyframe")
+        share.run(until: 27.5)
+        #expect(share.connection.keyframesMade == 9, "\(share.connection.keyframesMade - 6) keyframes 0.5–7.5 s after it joined")
+        #expect(player.keyframesMade == share.connection.keyframesMade, "one layer")
+    }
+
     @Test func encoderThatStopsOnAShortLink_getsAKeyframeFiveSecondsLater() throws {
         // The receiver's estimate says 1.5 Mbit/s, below the 4 Mbit/s cap, every
         // second, as on a short link. The encoder stops at 12 s while frames
