@@ -75,8 +75,8 @@ struct KeyframeGateTests {
     @Test func lastResortKeyframe_aSilentStreamThatJoinsLater_getsItsOwnEarlyOnes() {
         // 40 s. A silent stream from the start: keyframes at 1, 3, 7 and 15 s, then 300 frames
         // apart. A second silent stream joins at 20 s (frame 600) and is sent a keyframe at once;
-        // its player too may open after that one went by, so the early keyframes come again, 1, 3
-        // and 7 s after it. The first stream leaving at 25 s (frame 750) starts nothing.
+        // its player too may open after that one went by, so the early keyframes come again, 1, 3,
+        // 7 and 15 s after it. The first stream leaving at 25 s (frame 750) starts nothing.
         let streams = { (frame: Int) -> Set<UInt32> in frame < 600 ? [1] : frame < 750 ? [1, 2] : [2] }
         #expect(lastResortKeyframes(frames: 1200, needed: true, joins: [600], silent: streams)
                 == [0, 31, 92, 213, 454, 600, 631, 692, 813, 1054])
