@@ -110,7 +110,7 @@ public struct KeyframeGate: Sendable {
     /// Asks for the last-resort keyframe when it is due and `needed`: a receiver has never asked
     /// for one. `silent`: the streams (SSRCs) of receivers that have sent nothing at all.
     public mutating func lastResort(at now: Instant, needed: Bool, silent: Set<UInt32> = []) {
-        if !silent.isEmpty, !silent.isSubset(of: silentStreams) { silentKeyframesMade = 0 }
+        if !silent.isSubset(of: silentStreams) { silentKeyframesMade = 0 }
         silentStreams = silent
         guard needed, pending == nil else { return }
         if !silent.isEmpty, silentKeyframesMade < Self.silentKeyframes, let lastKeyframe,

@@ -228,9 +228,8 @@ package final class EncoderLayer: @unchecked Sendable {
             if !state.gate.isPending && awaiting.contains(true) {
                 state.gate.request(at: now, by: .streamWithoutKeyframe)
             }
-            let silent = receivers.contains { !$0.feed.heardFrom }
-                ? Set(receivers.filter { !$0.feed.heardFrom }.map { $0.feed.transceiver.ssrc }) : []
-            state.gate.lastResort(at: now, needed: receivers.contains { !$0.feed.asksForKeyframes }, silent: silent)
+            state.gate.lastResort(at: now, needed: receivers.contains { !$0.feed.asksForKeyframes },
+                                  silent: Set(receivers.lazy.filter { !$0.feed.heardFrom }.map { $0.feed.transceiver.ssrc }))
             let wantKeyframe = state.gate.shouldEncodeKeyframe(at: now, linkLimited: receivers.contains { $0.feed.target.limit.isPath })
             guard let target else {
                 // No member yet (or none left): nothing to encode for.

@@ -1,6 +1,7 @@
 """What one check needs: a folder for its logs, the binaries, an SRTP key,
 its processes and its result row."""
 import functools
+import json
 import os
 import signal
 import subprocess
@@ -45,6 +46,15 @@ class Check:
 
     def note(self, text):
         self.row["notes"] = (self.row["notes"] + "; " if self.row["notes"] else "") + text
+
+    def serve(self, *commands):
+        """`screenshare serve` on stdin, sharing the synthetic 1280x720 motion screen, then `commands`."""
+        serve = self.start("serve", [os.path.join(self.bin, "screenshare"), "serve", "--control", "stdio"])
+        for command in [{"cmd": "hello", "protocol": 1},
+                        {"cmd": "start", "source": "synthetic", "policy": "balanced", "size": "1280x720", "fps": 30,
+                         "scenario": "motion"}] + list(commands):
+            serve.send(json.dumps(command))
+        return serve
 
     def sender(self, args, name="screenshare", srtp=True):
         protection = ["--srtp-key-file", self.key_path] if srtp else ["--insecure-rtp"]

@@ -147,14 +147,9 @@ def check_ffmpeg_join_serve(check):
     check.row.update(peer="ffmpeg (SDP) via serve", policy="balanced")
     sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sink.bind(("127.0.0.1", 0))
-    serve = check.start("serve", [os.path.join(check.bin, "screenshare"), "serve", "--control", "stdio"])
-    for command in [
-        {"cmd": "hello", "protocol": 1},
-        {"cmd": "start", "source": "synthetic", "policy": "balanced", "size": "1280x720", "fps": 30, "scenario": "motion"},
-        {"cmd": "addReceiver", "receiver": "first", "name": "First", "destination": "127.0.0.1:%d" % sink.getsockname()[1],
-         "ssrc": SSRC + 1, "srtp": {"key": check.key_b64}, "codecs": H264},
-    ]:
-        serve.send(json.dumps(command))
+    serve = check.serve({"cmd": "addReceiver", "receiver": "first", "name": "First",
+                         "destination": "127.0.0.1:%d" % sink.getsockname()[1], "ssrc": SSRC + 1,
+                         "srtp": {"key": check.key_b64}, "codecs": H264})
     time.sleep(16)
     port = 5004
     sdp = os.path.join(check.work, "player.sdp")

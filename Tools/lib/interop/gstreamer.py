@@ -1,6 +1,5 @@
 """GStreamer decoding what screenshare sends: srtpdec into avdec_h264 or vp8dec."""
 import json
-import os
 import time
 
 import gst_decode
@@ -64,16 +63,10 @@ def check_gstreamer_vp8(check):
                               "fakesink", "name=sink", "silent=false", "sync=false"])
     if not check.expect(gst.wait_for_line(lambda l: "PLAYING" in l, 10), "gst-launch did not start"):
         return
-    serve = check.start("serve", [os.path.join(check.bin, "screenshare"), "serve", "--control", "stdio"])
     started = time.monotonic()
-    for command in [
-        {"cmd": "hello", "protocol": 1},
-        {"cmd": "start", "source": "synthetic", "policy": "balanced", "size": "1280x720", "fps": 30, "scenario": "motion"},
-        {"cmd": "addReceiver", "receiver": "gst", "name": "GStreamer", "destination": "127.0.0.1:%d" % port,
-         "rtcpDestination": "127.0.0.1:%d" % (port + 1), "ssrc": SSRC, "srtp": {"key": check.key_b64},
-         "codecs": [{"name": "VP8", "payloadType": 100}]},
-    ]:
-        serve.send(json.dumps(command))
+    serve = check.serve({"cmd": "addReceiver", "receiver": "gst", "name": "GStreamer", "destination": "127.0.0.1:%d" % port,
+                         "rtcpDestination": "127.0.0.1:%d" % (port + 1), "ssrc": SSRC, "srtp": {"key": check.key_b64},
+                         "codecs": [{"name": "VP8", "payloadType": 100}]})
     time.sleep(8)
     statuses = [o for _, o in serve.events("status")]
     sent = max([o.get("framesSent", 0) for o in statuses if o.get("receiver") == "gst"] or [0])
